@@ -1,0 +1,83 @@
+"""`redraft` console script: serve | complete | train | eval | demo."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+USAGE = """usage: redraft COMMAND [ARGS]
+
+commands:
+  serve      run the language server (stdio; --tcp HOST:PORT)
+  complete   FILE LINE COL: print one completion (LINE and COL are 1-based; COL counts characters)
+  train      train or fine-tune the model (redraft train --help)
+  eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout
+  demo       run the shipped model on a sample file and print completions with latency
+"""
+
+
+def cmd_complete(argv: list[str]) -> int:
+    from .pipeline import Engine, Request
+    ap = argparse.ArgumentParser(prog="redraft complete", description="Print one completion at FILE:LINE:COL.")
+    ap.add_argument("file", type=Path)
+    ap.add_argument("line", type=int, help="1-based line")
+    ap.add_argument("col", type=int, help="1-based column, in characters")
+    ap.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
+    ap.add_argument("--effort", default="medium", choices=["instant", "low", "medium", "high"])
+    ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
+    a = ap.parse_args(argv)
+    try:
+        text = a.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"redraft complete: cannot read {a.file}: {e}", file=sys.stderr)
+        return 2
+    lines = text.split("\n")
+    if not 1 <= a.line <= len(lines) or not 1 <= a.col <= len(lines[a.line - 1]) + 1:
+        print(f"redraft complete: {a.line}:{a.col} is outside {a.file} ({len(lines)} lines)", file=sys.stderr)
+        return 2
+    offset = sum(len(l) + 1 for l in lines[: a.line - 1]) + a.col - 1
+    comp = Engine(a.model).complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
+    if a.json:
+        print(json.dumps(None if comp is None else {
+            "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
+            "latency_ms": round(comp.latency_ms, 1)}))
+    else:
+        print("" if comp is None else comp.text)
+    return 0
+
+
+def cmd_demo(argv: list[str]) -> int:
+    from .demo import main as demo_main
+    return demo_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "train":
+        from model.train import main as train_main
+        train_main(rest)
+        return 0
+    if cmd == "complete":
+        return cmd_complete(rest)
+    if cmd == "demo":
+        return cmd_demo(rest)
+    if cmd == "serve":
+        from .server import main as serve_main
+        return serve_main(rest) or 0
+    if cmd == "eval" and rest[:1] == ["heldout"]:
+        from model.train import main_heldout
+        return main_heldout(rest[1:])
+    if cmd == "eval":
+        from .evaluate import main as eval_main
+        return eval_main(rest) or 0
+    print(f"redraft: unknown command {cmd!r}\n\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

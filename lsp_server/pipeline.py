@@ -1,0 +1,140 @@
+"""The one completion pipeline: document + cursor -> context window -> infill plan -> denoising ->
+post-processing. The LSP server, `redraft complete`, the eval harness and the CI bot all call
+`Engine.complete`.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from model import checkpoint
+from model.sampler import EFFORTS, Cancelled, ContextCache, generate
+
+__all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
+
+LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
+
+
+@dataclass
+class Request:
+    text: str                    # the whole document
+    offset: int                  # cursor, as a character (code point) offset into text
+    uri: str = "untitled"        # cache key: one context cache per document
+    effort: str = "medium"
+    max_tokens: int = 32         # canvas cap for single-line scopes
+    context_tokens: int = 320    # prefix + suffix token budget (the model was trained at 384 with the canvas)
+    suffix_share: float = 0.3    # fixed share of the budget for the suffix (stable while typing)
+    seed: int = 0
+
+
+@dataclass
+class Plan:
+    scope: str          # "line" (a fresh line), "line-rest" (end of a typed line), "inline" (text follows the cursor)
+    canvas_len: int
+    stop_at_newline: bool = True
+
+
+@dataclass
+class Completion:
+    text: str                   # text to insert at the cursor
+    start: int                  # replaced range [start, end) in code points (an insertion: start == end)
+    end: int
+    plan: Plan
+    forward_passes: int
+    confidences: list[float] = field(default_factory=list)
+    latency_ms: float = 0.0
+    context_tokens: int = 0
+    context_reused: int = 0
+
+
+def plan_infill(text: str, offset: int, max_tokens: int) -> Plan | None:
+    """Simple line rules (the tree-sitter planner refines them). None: do not complete here."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:offset], text[offset:line_end]
+    if after.strip():
+        if before and (before[-1].isalnum() or before[-1] == "_") and (after[0].isalnum() or after[0] == "_"):
+            return None  # in the middle of an identifier
+        return Plan("inline", min(16, max_tokens))
+    if not before.strip():
+        return Plan("line", max_tokens)
+    return Plan("line-rest", max_tokens)
+
+
+def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
+    """Token windows around the cursor. Reads a bounded number of characters either way (a 10 MB
+    document costs the same as a small one)."""
+    n_suf = int(ctx_tokens * suffix_share)
+    n_pre = ctx_tokens - n_suf
+    chars = 8 * ctx_tokens
+    suffix = tok.encode(text[offset: offset + chars])[:n_suf]
+    lo = max(0, offset - chars)
+    # candidate window starts: line starts on multiples of LINE_SNAP lines counted from lo's line
+    head = text[lo:offset]
+    starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
+    first_line = text.count("\n", 0, lo) if lo else 0
+    snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
+    for s in snapped:
+        ids = tok.encode(head[s:])
+        if len(ids) <= n_pre:
+            return ids, suffix
+    ids = tok.encode(head[snapped[-1]:])
+    return ids[len(ids) - n_pre:], suffix
+
+
+def _postprocess(completion: str, plan: Plan, text: str, offset: int) -> str:
+    if plan.stop_at_newline:
+        completion = completion.split("\n", 1)[0]
+    completion = completion.rstrip()
+    line_end = text.find("\n", offset)
+    after = text[offset: len(text) if line_end < 0 else line_end]
+    # never repeat what the suffix already has: drop the longest tail that the rest of the line starts with
+    for k in range(min(len(completion), len(after)), 0, -1):
+        if after.startswith(completion[-k:]):
+            completion = completion[:-k].rstrip() if not after.strip() else completion[:-k]
+            break
+    return completion
+
+
+class Engine:
+    """One model, loaded once, shared by every request; a context cache per document."""
+
+    def __init__(self, model_dir: str | Path | None = None, device: str = "auto", threads: int = 0):
+        if threads:
+            torch.set_num_threads(threads)
+        dev = "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
+        self.device = dev
+        self.loaded = checkpoint.load(model_dir, device=dev, dtype=torch.bfloat16)
+        self.model, self.tok = self.loaded.model, self.loaded.tokenizer
+        self._caches: dict[str, ContextCache] = {}
+        self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
+
+    def forget(self, uri: str) -> None:
+        self._caches.pop(uri, None)
+
+    def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
+                 on_step: Callable[[str, int], None] | None = None) -> Completion | None:
+        if req.effort not in EFFORTS:
+            raise ValueError(f"unknown effort {req.effort!r}; choose from {list(EFFORTS)}")
+        if not 0 <= req.offset <= len(req.text):
+            raise ValueError(f"cursor offset {req.offset} outside the document (length {len(req.text)})")
+        plan = plan_infill(req.text, req.offset, req.max_tokens)
+        if plan is None:
+            return None
+        t0 = time.perf_counter()
+        with self._lock:
+            pre, suf = _window(self.tok, req.text, req.offset, req.context_tokens, req.suffix_share)
+            cache = self._caches.setdefault(req.uri, ContextCache())
+            res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
+                           seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step)
+        text = _postprocess(res.text, plan, req.text, req.offset)
+        return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
+                          forward_passes=res.forward_passes, confidences=res.confidences[: len(res.token_ids)],
+                          latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,
+                          context_reused=res.context_reused)

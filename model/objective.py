@@ -1,0 +1,99 @@
+"""Absorbing-state masked diffusion objective (MDLM / LLaDA) on [context | canvas] rows.
+
+Per row draw t ~ U(eps, 1], replace each canvas token by <mask> with probability t (at least one),
+and take cross-entropy on the masked positions weighted by 1/t, normalised by the canvas length.
+
+Design decision: the context is encoded causally (for exact, reusable key/value caching), so each
+context position can also predict the next context token at no extra forward cost. That auxiliary
+next-token loss (weight `ar_weight`) supervises every context token instead of only the handful of
+masked canvas tokens in a fill-in-the-middle row, which is what makes training on two CPU cores
+worthwhile. Set ar_weight=0 for the pure diffusion objective.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .transformer import Transformer, context_canvas_mask
+
+
+def collate(examples, pad_id: int, seq_len: int):
+    """-> tokens (B,T), n_ctx (B,), n_canvas (B,)."""
+    B = len(examples)
+    tokens = torch.full((B, seq_len), pad_id, dtype=torch.long)
+    n_ctx = torch.zeros(B, dtype=torch.long)
+    n_can = torch.zeros(B, dtype=torch.long)
+    for i, ex in enumerate(examples):
+        ids = ex.tokens[:seq_len]
+        tokens[i, :len(ids)] = torch.tensor(ids)
+        n_ctx[i] = min(ex.n_ctx, len(ids))
+        n_can[i] = len(ids) - n_ctx[i]
+    return tokens, n_ctx, n_can
+
+
+def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Tensor | None = None, eps: float = 1e-3):
+    """Mask canvas tokens. Returns noisy tokens, bool masked (B,T), t (B,)."""
+    B, T = tokens.shape
+    if t is None:
+        t = eps + (1 - eps) * torch.rand(B, generator=gen)
+    t = t.to(tokens.device)
+    pos = torch.arange(T, device=tokens.device)[None]
+    canvas = (pos >= n_ctx[:, None]) & (pos < (n_ctx + n_can)[:, None])
+    u = torch.rand(B, T, generator=gen).to(tokens.device)
+    masked = canvas & (u < t[:, None])
+    # at least one masked position per row with a canvas: force the canvas position with smallest u
+    none = ~masked.any(1) & (n_can > 0)
+    if none.any():
+        first = torch.where(canvas, u, torch.full_like(u, 2.0)).argmin(1)
+        masked[none, first[none]] = True
+    noisy = torch.where(masked, torch.full_like(tokens, mask_id), tokens)
+    return noisy, masked, t
+
+
+def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator,
+            ar_weight: float = 0.5, t: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+    B, T = tokens.shape
+    noisy, masked, t = noise(tokens, n_ctx, n_can, mask_id, gen, t)
+    pos = torch.arange(T, device=tokens.device).expand(B, T)
+    h, _ = model(noisy, pos, mask=context_canvas_mask(n_ctx, n_can, T))
+    # Logits for every position: fixed shapes keep oneDNN from building (and caching) new kernels for
+    # each step's number of masked positions; the context rows are needed by the next-token term anyway.
+    logits = model.logits(h).float()                                  # (B, T, V)
+    logp = logits.log_softmax(-1)                                     # shared by both terms
+    ce = -logp.gather(-1, tokens[..., None]).squeeze(-1)              # (B, T)
+    w = masked.float() / (t[:, None] * n_can.clamp(min=1)[:, None])
+    diff = (ce * w).sum() / B
+    with torch.no_grad():
+        acc = ((logits.argmax(-1) == tokens) & masked).sum() / masked.sum().clamp(min=1)
+    stats = {"diff": diff.item(), "masked_acc": acc.item()}
+    loss = diff
+    if ar_weight > 0:
+        # position i predicts context token i+1
+        ar = (torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None]).float()
+        nxt = torch.roll(tokens, -1, dims=1)
+        ar_ce = -logp.gather(-1, nxt[..., None]).squeeze(-1)
+        ar_ce = (ar_ce * ar).sum() / ar.sum().clamp(min=1)
+        loss = loss + ar_weight * ar_ce
+        stats["ar"] = ar_ce.item()
+    stats["loss"] = loss.item()
+    return loss, stats
+
+
+@torch.no_grad()
+def masked_metrics(model: Transformer, batches, mask_id: int, ratio: float, seed: int = 0) -> dict:
+    """Held-out cross-entropy and accuracy on canvas tokens masked at a fixed ratio."""
+    gen = torch.Generator().manual_seed(seed)
+    tot_ce, tot_ok, n = 0.0, 0, 0
+    for tokens, n_ctx, n_can in batches:
+        B, T = tokens.shape
+        noisy, masked, _ = noise(tokens, n_ctx, n_can, mask_id, gen, t=torch.full((B,), ratio))
+        pos = torch.arange(T, device=tokens.device).expand(B, T)
+        with torch.autocast(tokens.device.type, dtype=torch.bfloat16):
+            h, _ = model(noisy, pos, mask=context_canvas_mask(n_ctx, n_can, T))
+            b_idx, p_idx = masked.nonzero(as_tuple=True)
+            logits = model.logits(h[b_idx, p_idx]).float()
+        tgt = tokens[b_idx, p_idx]
+        tot_ce += F.cross_entropy(logits, tgt, reduction="sum").item()
+        tot_ok += (logits.argmax(-1) == tgt).sum().item()
+        n += len(tgt)
+    return {"ratio": ratio, "loss": tot_ce / max(n, 1), "acc": tot_ok / max(n, 1), "tokens": n}

@@ -1,0 +1,165 @@
+"""Confidence-ordered parallel unmasking over a canvas (the decoding loop of masked diffusion).
+
+The sampler owns everything stateful: the context key/value cache (reused across requests for the
+longest common token prefix, like an autoregressive prompt cache), the RNG, and the schedule.
+
+One request:  context -> keys/values (cached)  ->  canvas of L <mask> tokens  ->  steps:
+  forward the canvas against the cached context; for every masked position take the best token and
+  its probability (confidence); commit every position whose confidence passes the effort's
+  threshold (at least the single most confident one); once a position commits <eom>, every later
+  position is filler too (the canvas is [infill | <eom> ... <eom>]), so they settle at once.
+Stops when nothing is masked; the last allowed step commits everything left.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from .data import fim_context
+from .tokenizer import Tokenizer
+from .transformer import KV, Transformer
+
+
+@dataclass(frozen=True)
+class Effort:
+    threshold: float   # commit every masked position at least this confident
+    max_steps: int     # step budget; the last step commits all that is left
+
+
+EFFORTS = {
+    "instant": Effort(threshold=0.5, max_steps=2),
+    "low": Effort(threshold=0.7, max_steps=4),
+    "medium": Effort(threshold=0.85, max_steps=8),
+    "high": Effort(threshold=0.95, max_steps=128),
+}
+
+
+class Cancelled(Exception):
+    """should_stop() returned True between two denoising steps."""
+
+
+@dataclass
+class SampleResult:
+    text: str                   # decoded infill (up to the first <eom>)
+    token_ids: list[int]        # infill tokens (no fillers)
+    confidences: list[float]    # per infill token, probability when it was committed
+    forward_passes: int         # canvas forward passes (denoising steps)
+    context_tokens: int         # context length
+    context_reused: int         # context tokens whose keys/values came from the cache
+    canvas_len: int
+
+
+@dataclass
+class ContextCache:
+    """Keys/values of the last context (batch 1), reused for its longest common prefix of tokens."""
+    ids: list[int] = field(default_factory=list)
+    kv: list[KV] | None = None
+
+    def encode(self, model: Transformer, ids: list[int]) -> tuple[list[KV], int]:
+        n = 0
+        if self.kv is not None:
+            limit = min(len(ids), len(self.ids))
+            while n < limit and ids[n] == self.ids[n]:
+                n += 1
+        if n == len(ids) and n > 0:
+            n -= 1  # always recompute the last token: keeps the code path single
+        past = [(k[:, :, :n], v[:, :, :n]) for k, v in self.kv] if (self.kv is not None and n > 0) else None
+        new = torch.tensor([ids[n:]], dtype=torch.long)
+        pos = torch.arange(n, len(ids))[None]
+        T = len(ids) - n
+        # causal within the new part, everything before it visible
+        mask = torch.ones(T, n + T, dtype=torch.bool).tril(diagonal=n)[None, None]
+        _, new_kv = model(new, pos, past=past, mask=mask)
+        kv = new_kv if past is None else [(torch.cat([p[0], q[0]], 2), torch.cat([p[1], q[1]], 2)) for p, q in zip(past, new_kv)]
+        self.ids, self.kv = list(ids), kv
+        return kv, n
+
+
+def banned_ids(tok: Tokenizer) -> list[int]:
+    """Special tokens the canvas may never hold (everything but <eom>)."""
+    return sorted(i for i in tok.special_ids if i != tok.eom_id)
+
+
+def pick(logits: torch.Tensor, temperature: float, gen: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """logits (N, V) float32 -> token (N,), confidence (N,) = probability of the token."""
+    probs = torch.softmax(logits, dim=-1)
+    if temperature > 0:
+        tokens = torch.multinomial(torch.softmax(logits / temperature, -1), 1, generator=gen).squeeze(-1)
+    else:
+        tokens = probs.argmax(-1)
+    return tokens, probs.gather(-1, tokens[:, None]).squeeze(-1)
+
+
+def choose_commits(conf: torch.Tensor, masked: torch.Tensor, threshold: float, last: bool) -> torch.Tensor:
+    """conf (L,), masked (L,) bool -> bool (L,) positions to commit this step."""
+    if last:
+        return masked.clone()
+    commit = masked & (conf >= threshold)
+    if not commit.any():
+        best = torch.where(masked, conf, torch.full_like(conf, -1.0)).argmax()
+        commit[best] = True
+    return commit
+
+
+@torch.inference_mode()
+def generate(
+    model: Transformer,
+    tok: Tokenizer,
+    prefix_ids: list[int],
+    suffix_ids: list[int],
+    canvas_len: int = 32,
+    effort: str | Effort = "medium",
+    seed: int = 0,
+    temperature: float = 0.0,
+    cache: ContextCache | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_step: Callable[[str, int], None] | None = None,
+) -> SampleResult:
+    eff = EFFORTS[effort] if isinstance(effort, str) else effort
+    gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
+    cache = cache if cache is not None else ContextCache()
+    ctx = fim_context(tok, prefix_ids, suffix_ids)
+    kv, reused = cache.encode(model, ctx)
+    C, L = len(ctx), canvas_len
+    canvas = torch.full((L,), tok.mask_id, dtype=torch.long)
+    conf_of = torch.zeros(L)
+    pos = torch.arange(C, C + L)[None]
+    banned = torch.tensor(banned_ids(tok))
+    steps = 0
+    while bool((masked := canvas == tok.mask_id).any()):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        h, _ = model(canvas[None], pos, past=kv)
+        logits = model.logits(h[0]).float()
+        logits[:, banned] = float("-inf")
+        logits[:, tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
+        tokens, conf = pick(logits, temperature, gen)
+        steps += 1
+        commit = choose_commits(conf, masked, eff.threshold, last=steps >= eff.max_steps)
+        canvas = torch.where(commit, tokens, canvas)
+        conf_of = torch.where(commit, conf, conf_of)
+        eom = (canvas == tok.eom_id).nonzero()
+        if len(eom):  # everything after the first filler is filler
+            first = int(eom[0])
+            tail = masked.clone()
+            tail[: first + 1] = False
+            canvas[tail & (canvas == tok.mask_id)] = tok.eom_id
+            conf_of[tail] = conf_of[first]
+        if on_step is not None:
+            on_step(_decode(tok, canvas), steps)
+    ids = canvas.tolist()
+    n = ids.index(tok.eom_id) if tok.eom_id in ids else L
+    return SampleResult(text=tok.decode(ids[:n]), token_ids=ids[:n], confidences=conf_of[:n].tolist(),
+                        forward_passes=steps, context_tokens=C, context_reused=reused, canvas_len=L)
+
+
+def _decode(tok: Tokenizer, canvas: torch.Tensor) -> str:
+    """Draft text: committed tokens up to the first mask or filler."""
+    out = []
+    for i in canvas.tolist():
+        if i in (tok.mask_id, tok.eom_id):
+            break
+        out.append(i)
+    return tok.decode(out)

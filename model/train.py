@@ -1,0 +1,231 @@
+"""`redraft train`: train (or fine-tune) the diffusion model; resumable; bf16 on CPU (AMX), CUDA when present.
+
+    redraft train --out runs/default --time-budget 5400           # from scratch on the local corpus
+    redraft train --init model/weights --data ~/my-code --out runs/mine --steps 500   # fine-tune
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from . import checkpoint
+from .config import preset
+from .data import Example, build_corpus, example_stream, load_texts
+from .objective import collate, loss_fn, masked_metrics
+from .tokenizer import Tokenizer, train_tokenizer
+from .transformer import Transformer
+
+
+@dataclass
+class TrainConfig:
+    out: str = "runs/default"
+    data: str = "data/corpus"          # corpus dir (train/heldout .jsonl.gz) or a directory of source files
+    init: str | None = None            # checkpoint dir to fine-tune from (keeps its tokenizer and config)
+    preset: str = "default"
+    vocab_size: int = 8192
+    seq_len: int = 384
+    batch_size: int = 16
+    lr: float = 3e-3
+    min_lr_frac: float = 0.1
+    warmup_steps: int = 100
+    decay_frac: float = 0.25           # linear decay over the last quarter of the run (by steps or time)
+    weight_decay: float = 0.1
+    ar_weight: float = 0.5             # auxiliary next-token loss on the causal context (model/objective.py)
+    steps: int = 100_000
+    time_budget: float = 0.0           # seconds; 0 = no limit. Progress = max(step/steps, elapsed/budget)
+    save_every: float = 600.0          # seconds between checkpoints
+    log_every: int = 20
+    eval_batches: int = 8
+    seed: int = 1234
+    device: str = "auto"
+    threads: int = 0                   # torch CPU threads; 0 = torch default
+    extra: dict = field(default_factory=dict)
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def lr_at(cfg: TrainConfig, step: int, progress: float) -> float:
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    start = 1.0 - cfg.decay_frac
+    if progress <= start:
+        return cfg.lr
+    frac = min(1.0, (progress - start) / cfg.decay_frac)
+    return cfg.lr * (1 - frac * (1 - cfg.min_lr_frac))
+
+
+def heldout_batches(texts, tok, cfg: TrainConfig, n_batches: int, seed: int = 7):
+    """Plain held-out sequences (the whole row is canvas), so the masked-token figures at a ratio r
+    are the standard ones: r of all tokens masked, loss and accuracy on those."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_batches):
+        exs = []
+        while len(exs) < cfg.batch_size:
+            text = texts[rng.randrange(len(texts))]
+            start = text.rfind("\n", 0, rng.randrange(max(1, len(text) - 4 * cfg.seq_len))) + 1
+            ids = tok.encode(text[start:start + 6 * cfg.seq_len])[: cfg.seq_len]
+            if len(ids) >= cfg.seq_len // 2:
+                exs.append(Example(ids, 0))
+        out.append(collate(exs, tok.pad_id, cfg.seq_len))
+    return out
+
+
+def evaluate(model, tok, batches, ratios=(0.15, 0.5, 0.9)) -> list[dict]:
+    model.eval()
+    res = [masked_metrics(model, batches, tok.mask_id, r) for r in ratios]
+    model.train()
+    return res
+
+
+def get_tokenizer(cfg: TrainConfig, texts: list[str]) -> Tokenizer:
+    out = Path(cfg.out)
+    if cfg.init:
+        return Tokenizer.load(Path(cfg.init) / "tokenizer.json")
+    if (out / "tokenizer.json").exists():
+        return Tokenizer.load(out / "tokenizer.json")
+    rng = random.Random(cfg.seed)
+    sample = rng.sample(texts, min(len(texts), 3000))
+    t0 = time.time()
+    tok = train_tokenizer(iter(sample), cfg.vocab_size)
+    print(f"tokenizer: {tok.vocab_size} tokens trained on {sum(map(len, sample))/1e6:.1f} MB in {time.time()-t0:.0f}s", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    tok.save(out / "tokenizer.json")
+    return tok
+
+
+def train(cfg: TrainConfig) -> Path:
+    dev = pick_device(cfg.device)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    texts = load_texts(Path(cfg.data), "train")
+    held = load_texts(Path(cfg.data), "heldout") or texts[: max(1, len(texts) // 50)]
+    if not texts:
+        raise SystemExit(f"no training files under {cfg.data}")
+    tok = get_tokenizer(cfg, texts)
+    if cfg.init:
+        model = checkpoint.load(cfg.init).model.float().requires_grad_(True)
+        mcfg = model.cfg
+    else:
+        mcfg = preset(cfg.preset)
+        mcfg.vocab_size = max(mcfg.vocab_size, tok.vocab_size) if cfg.preset == "tiny" else tok.vocab_size
+        mcfg.max_seq_len = cfg.seq_len
+        model = Transformer(mcfg)
+    model.to(dev).train()
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+    step, elapsed, tokens_seen = 0, 0.0, 0
+    state_path = out / "train_state.pt"
+    if state_path.exists():
+        st = torch.load(state_path, map_location=dev, weights_only=False)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step, elapsed, tokens_seen = st["step"], st["elapsed"], st["tokens_seen"]
+        print(f"resumed from step {step} ({tokens_seen/1e6:.1f}M tokens, {elapsed:.0f}s)", flush=True)
+    print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
+          f"{len(texts)} train files, {len(held)} held-out", flush=True)
+    stream = example_stream(texts, tok, cfg.seq_len, seed=cfg.seed + step)
+    gen = torch.Generator().manual_seed(cfg.seed + step)
+    evals = heldout_batches(held, tok, cfg, cfg.eval_batches)
+    amp = torch.autocast(dev.type, dtype=torch.bfloat16)
+    log = open(out / "log.jsonl", "a")
+
+    def save_all():
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg)}, state_path.with_suffix(".tmp"))
+        state_path.with_suffix(".tmp").replace(state_path)
+        checkpoint.save(model, tok, out, extra={"step": step, "tokens_seen": tokens_seen, "wall_s": elapsed,
+                                                "train_config": asdict(cfg)})
+
+    last_save = time.time()
+    t_window, tok_window = time.time(), 0
+    while True:
+        progress = max(step / cfg.steps, elapsed / cfg.time_budget if cfg.time_budget else 0.0)
+        if progress >= 1.0:
+            break
+        t_step = time.time()
+        for g in opt.param_groups:
+            g["lr"] = lr_at(cfg, step, progress)
+        batch = collate(list(itertools.islice(stream, cfg.batch_size)), tok.pad_id, cfg.seq_len)
+        tokens, n_ctx, n_can = batch
+        with amp:
+            loss, stats = loss_fn(model, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        n_tok = int((n_ctx + n_can).sum())
+        tokens_seen += n_tok
+        tok_window += n_tok
+        elapsed += time.time() - t_step
+        if step % cfg.log_every == 0:
+            rate = tok_window / (time.time() - t_window)
+            rec = {"step": step, "tokens": tokens_seen, "elapsed": round(elapsed), "lr": opt.param_groups[0]["lr"],
+                   "tok_s": round(rate), **{k: round(v, 4) for k, v in stats.items()}}
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            t_window, tok_window = time.time(), 0
+        if time.time() - last_save > cfg.save_every:
+            save_all()
+            last_save = time.time()
+    save_all()
+    metrics = evaluate(model, tok, [tuple(x.to(dev) for x in b) for b in evals])
+    info = {"step": step, "tokens_seen": tokens_seen, "wall_s": round(elapsed), "device": str(dev),
+            "params": sum(p.numel() for p in model.parameters()), "heldout": metrics, "train_config": asdict(cfg)}
+    (out / "train_info.json").write_text(json.dumps(info, indent=2))
+    print(json.dumps({"heldout": metrics}), flush=True)
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="redraft train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-corpus", action="store_true", help="(re)build the corpus from this machine's Python sources into --data first")
+    for f in TrainConfig.__dataclass_fields__.values():
+        if f.name == "extra":
+            continue
+        typ = {int: int, float: float, str: str}.get(type(f.default), str)
+        ap.add_argument("--" + f.name.replace("_", "-"), type=typ, default=f.default)
+    a = ap.parse_args(argv)
+    if a.build_corpus or (not a.init and not Path(a.data).exists()):
+        print(json.dumps(build_corpus(Path(a.data)), indent=2), flush=True)
+    cfg = TrainConfig(**{k: v for k, v in vars(a).items() if k in TrainConfig.__dataclass_fields__})
+    train(cfg)
+
+
+if __name__ == "__main__":
+    main()
+
+
+def main_heldout(argv=None):
+    """`redraft eval heldout`: held-out masked-token loss/accuracy of a checkpoint at fixed mask ratios."""
+    ap = argparse.ArgumentParser(prog="redraft eval heldout")
+    ap.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
+    ap.add_argument("--data", default="data/corpus")
+    ap.add_argument("--batches", type=int, default=16)
+    ap.add_argument("--seq-len", type=int, default=384)
+    a = ap.parse_args(argv)
+    loaded = checkpoint.load(a.model, dtype=torch.float32)
+    cfg = TrainConfig(seq_len=a.seq_len, batch_size=8)
+    held = load_texts(Path(a.data), "heldout")
+    res = evaluate(loaded.model, loaded.tokenizer, heldout_batches(held, loaded.tokenizer, cfg, a.batches))
+    print(json.dumps({"model": str(loaded.path), "heldout": res}, indent=2))
+    return 0

