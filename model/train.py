@@ -73,12 +73,16 @@ def heldout_batches(texts, tok, cfg: TrainConfig, n_batches: int, seed: int = 7)
     out = []
     for _ in range(n_batches):
         exs = []
-        while len(exs) < cfg.batch_size:
+        for _ in range(100 * cfg.batch_size):  # bounded: a corpus of tiny files still yields batches
+            if len(exs) == cfg.batch_size:
+                break
             text = texts[rng.randrange(len(texts))]
             start = text.rfind("\n", 0, rng.randrange(max(1, len(text) - 4 * cfg.seq_len))) + 1
             ids = tok.encode(text[start:start + 6 * cfg.seq_len])[: cfg.seq_len]
-            if len(ids) >= cfg.seq_len // 2:
+            if len(ids) >= min(16, cfg.seq_len // 2):
                 exs.append(Example(ids, 0))
+        if not exs:
+            raise SystemExit("held-out files are too short to evaluate on")
         out.append(collate(exs, tok.pad_id, cfg.seq_len))
     return out
 

@@ -1,0 +1,176 @@
+"""Completion requests: LSP position -> `Engine.complete` in a worker thread -> a result that is
+still current, or nothing.
+
+Cancellation and staleness (the design):
+* Every request gets a `Ticket` holding a `threading.Event`; `Engine.complete` receives
+  `should_stop=ticket.stop.is_set`, which the denoising loop checks between steps.
+* The client's `$/cancelRequest`: pygls cancels the asyncio task running the handler, so the
+  `await` on the worker raises `CancelledError` here; we set the ticket's event (the worker stops
+  at its next step and frees the model) and re-raise, so pygls answers RequestCancelled (-32800).
+* Newest wins: a new request for the same document and kind (inline / popup) stops the older
+  one, which then answers an empty result (its client has moved on already).
+* Staleness: the request keeps the `Document` snapshot it started from. A `didChange`/`didClose`
+  stops the tickets of that document at once, and before anything is returned the snapshot is
+  compared with the store's current document: if the document changed in any way meanwhile, the
+  answer is empty. A completion computed for an older version is never returned as current.
+* The model sees lone UTF-16 surrogates (which JSON can carry, and the tokenizer rejects) as
+  U+FFFD, one code point for one, so offsets stay valid.
+* Anything else that goes wrong (a bad offset, an engine error) is logged and answers empty.
+Counters for all of this are kept in `stats` (the `redraft.stats` command returns them).
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .convert import LineIndex, feedback_payload, new_completion_id, without_lone_surrogates
+from .documents import Document, DocumentStore
+from .engine_host import EngineHost, Reporter
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .pipeline import Completion, Engine, Request
+
+
+@dataclass
+class Ticket:
+    key: tuple[str, str]                 # (uri, kind): the slot where the newest request wins
+    stop: threading.Event = field(default_factory=threading.Event)
+    reason: str | None = None
+    steps: int = 0                       # denoising steps done (written by the worker)
+    stopped_at: int | None = None        # the step at which should_stop stopped it (worker)
+
+    def cancel(self, reason: str) -> None:
+        if not self.stop.is_set():
+            self.reason = reason
+            self.stop.set()
+
+
+@dataclass
+class Outcome:
+    completion: "Completion"
+    index: LineIndex                     # over the text the completion was computed for
+    payload: dict[str, Any]              # id, latency, forward passes: travels with the item
+
+
+def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float) -> "Completion | None":
+    """Worker thread. Returns None when stopped (the ticket says why)."""
+    from .pipeline import Cancelled
+
+    def on_step(_draft: str, step: int) -> None:
+        ticket.steps = step
+        if delay_s:
+            ticket.stop.wait(delay_s)  # test hook; wakes at once on cancellation
+
+    if ticket.stop.is_set():
+        ticket.stopped_at = 0
+        return None
+    try:
+        return engine.complete(req, should_stop=ticket.stop.is_set, on_step=on_step)
+    except Cancelled:
+        ticket.stopped_at = ticket.steps
+        return None
+
+
+class CompletionService:
+    def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter, workers: int = 4) -> None:
+        self._host, self._docs, self._reporter = host, docs, reporter
+        # the engine runs one denoising at a time (its lock); extra workers only wait for it, so
+        # that a stopped request never blocks the newest one in the queue
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="redraft-denoise")
+        self._inflight: dict[tuple[str, str], Ticket] = {}
+        self.stats: Counter[str] = Counter()
+        self._last_stopped: Ticket | None = None
+
+    def invalidate(self, uri: str, reason: str = "stale") -> None:
+        """The document changed or closed: stop its requests now (their results would be stale)."""
+        for (u, _), ticket in list(self._inflight.items()):
+            if u == uri:
+                ticket.cancel(reason)
+
+    def shutdown(self) -> None:
+        for ticket in list(self._inflight.values()):
+            ticket.cancel("shutdown")
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def complete(self, uri: str, position: types.Position, encoding: str, settings: Settings,
+                       kind: str) -> Outcome | None:
+        self.stats["requests"] += 1
+        doc = self._docs.get(uri)
+        if doc is None:
+            return self._skip("unknown-document", f"{kind} completion for {uri}: the document is not open")
+        if not settings.language_enabled(doc.language_id):
+            return self._skip("language-disabled")
+        index = LineIndex(doc.text, encoding)
+        if not index.has_line(position.line):
+            return self._skip("outside-document", f"{kind} completion at line {position.line} of {uri}: "
+                              "the document has fewer lines")
+        ticket = self._begin(uri, kind)
+        try:
+            return await self._run(doc, index, index.offset(position), settings, kind, ticket)
+        except asyncio.CancelledError:
+            ticket.cancel("cancelled")  # the client's $/cancelRequest: stop the worker, answer -32800
+            self.stats["cancelled"] += 1
+            raise
+        finally:
+            self._end(ticket)
+            if ticket.reason is not None:
+                self._last_stopped = ticket
+
+    @property
+    def last_stopped_at_step(self) -> int | None:
+        """Denoising steps the last stopped request had run when should_stop stopped it (None: it
+        is still on its way to the next check, or none was stopped)."""
+        return None if self._last_stopped is None else self._last_stopped.stopped_at
+
+    async def _run(self, doc: Document, index: LineIndex, offset: int, settings: Settings, kind: str,
+                   ticket: Ticket) -> Outcome | None:
+        from .pipeline import Request  # torch is loaded by now (the engine exists)
+
+        engine = await self._host.get(settings)
+        if engine is None:
+            return self._skip("no-model")
+        req = Request(text=without_lone_surrogates(doc.text), offset=offset, uri=doc.uri, effort=settings.effort,
+                      max_tokens=settings.max_tokens, context_tokens=settings.context_tokens)
+        loop = asyncio.get_running_loop()
+        try:
+            comp = await loop.run_in_executor(self._pool, _denoise, engine, req, ticket,
+                                              settings.debug_step_delay_ms / 1000)
+        except Exception as e:  # noqa: BLE001 - a failed completion answers empty, the server lives on
+            return self._skip("error", f"{kind} completion failed for {doc.uri}: {type(e).__name__}: {e}",
+                              types.MessageType.Error)
+        if ticket.reason is not None:
+            return self._skip(ticket.reason)
+        if self._docs.get(doc.uri) is not doc:
+            return self._skip("stale")  # the document changed while the model ran
+        if comp is None:
+            return self._skip("declined")
+        if not comp.text:
+            return self._skip("empty")
+        self.stats["completed"] += 1
+        return Outcome(comp, index, feedback_payload(comp, doc.uri, new_completion_id(), kind))
+
+    def _begin(self, uri: str, kind: str) -> Ticket:
+        ticket = Ticket((uri, kind))
+        older = self._inflight.get(ticket.key)
+        if older is not None:
+            older.cancel("superseded")
+        self._inflight[ticket.key] = ticket
+        return ticket
+
+    def _end(self, ticket: Ticket) -> None:
+        if self._inflight.get(ticket.key) is ticket:
+            del self._inflight[ticket.key]
+
+    def _skip(self, why: str, message: str | None = None,
+              level: types.MessageType = types.MessageType.Log) -> None:
+        self.stats[why] += 1
+        if message:
+            self._reporter.log(level, message)
+        return None

@@ -1,0 +1,211 @@
+"""Every conversion between LSP shapes and the pipeline's shapes lives here.
+
+Positions. LSP addresses text as (line, character) where `character` counts code units of the
+negotiated position encoding (UTF-16 unless client and server agreed on "utf-8" or "utf-32");
+the pipeline addresses it as one code-point offset into the document string. Design decisions:
+
+* Line terminators are exactly "\\n", "\\r\\n" and "\\r" (the LSP spec). Python's `str.splitlines`
+  also splits on \\f, \\v, \\x1c-\\x1e, \\x85, \\u2028 and \\u2029, which an editor does not, so it is
+  never used for positions: a form feed in a Python file must not shift every later line.
+* `character` beyond the end of its line clamps to the line end (the spec: "defaults back to the
+  line length"); a `character` that falls inside a character (between the two UTF-16 units of an
+  astral-plane character such as an emoji, or inside a UTF-8 sequence) rounds down to its start.
+* `line` beyond the last line clamps to the end of the document. Requests that must not act on
+  such a position (completion) check `LineIndex.has_line` first and answer an empty result.
+* No whole-document line table is built: finding line N counts terminators chunk by chunk with
+  `str.count` (C speed, no per-line Python work), so a 10 MB document costs a few milliseconds
+  and no extra memory. Offsets and positions are computed on the text snapshot they belong to.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import attrs
+from lsprotocol import types
+
+__all__ = [
+    "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "apply_change",
+    "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
+    "InlineCompletionItemWithData", "without_lone_surrogates",
+]
+
+ENCODINGS = ("utf-16", "utf-8", "utf-32")
+_EOL = re.compile(r"\r\n|\r|\n")
+_CHUNK = 1 << 16
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_WORD_BEFORE = re.compile(r"\w+\Z")  # identifier characters right before the cursor
+
+
+def normalize_encoding(enc: Any) -> str:
+    """A PositionEncodingKind (enum or string) -> one of ENCODINGS; anything unknown -> utf-16."""
+    value = str(getattr(enc, "value", enc) or "utf-16").lower()
+    return value if value in ENCODINGS else "utf-16"
+
+
+def without_lone_surrogates(s: str) -> str:
+    """Lone surrogates (JSON can carry them) -> U+FFFD: the same size in UTF-8 (3 bytes), UTF-16
+    (1 unit) and UTF-32, and encodable without error handlers."""
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", s)
+
+
+def _units(s: str, encoding: str) -> int:
+    """Length of `s` in code units of `encoding`."""
+    if encoding == "utf-32" or s.isascii():
+        return len(s)
+    if encoding == "utf-8":
+        return len(without_lone_surrogates(s).encode("utf-8"))
+    return len(without_lone_surrogates(s).encode("utf-16-le")) // 2
+
+
+def _chars_in(line: str, units: int, encoding: str) -> int:
+    """How many whole code points of `line` fit in its first `units` code units (rounds down: a
+    cut inside a character, "ignore"d by the decoder, falls before it)."""
+    head = line[:units]  # n units never hold more than n code points
+    if encoding == "utf-32" or head.isascii():
+        return len(head)
+    if encoding == "utf-8":
+        return len(without_lone_surrogates(head).encode("utf-8")[:units].decode("utf-8", "ignore"))
+    return len(without_lone_surrogates(head).encode("utf-16-le")[: 2 * units].decode("utf-16-le", "ignore"))
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    """Position <-> offset conversions over one immutable text snapshot."""
+
+    text: str
+    encoding: str = "utf-16"
+
+    def line_start(self, line: int) -> int | None:
+        """Offset where `line` starts, or None when the document has fewer lines."""
+        if line <= 0:
+            return 0
+        text, remaining, pos, n = self.text, line, 0, len(self.text)
+        while pos < n:
+            end = min(pos + _CHUNK, n)
+            if text[end - 1] == "\r" and text.startswith("\n", end):
+                end += 1  # never split a CRLF between two chunks
+            breaks = text.count("\n", pos, end) + text.count("\r", pos, end) - text.count("\r\n", pos, end)
+            if breaks >= remaining:
+                for m in _EOL.finditer(text, pos, end):
+                    remaining -= 1
+                    if remaining == 0:
+                        return m.end()
+            remaining -= breaks
+            pos = end
+        return None
+
+    def line_end(self, start: int) -> int:
+        """Offset of the terminator of the line that starts at `start` (or the end of the text)."""
+        m = _EOL.search(self.text, start)
+        return len(self.text) if m is None else m.start()
+
+    def has_line(self, line: int) -> bool:
+        return self.line_start(line) is not None
+
+    def offset(self, pos: types.Position) -> int:
+        """LSP position -> code-point offset (clamped as described in the module docstring)."""
+        start = self.line_start(pos.line)
+        if start is None:
+            return len(self.text)
+        end = self.line_end(start)
+        return start + _chars_in(self.text[start:end], max(0, pos.character), self.encoding)
+
+    def position(self, offset: int) -> types.Position:
+        """Code-point offset -> LSP position. An offset inside a CRLF maps to the end of its line."""
+        text = self.text
+        offset = max(0, min(offset, len(text)))
+        if offset and text[offset - 1] == "\r" and text.startswith("\n", offset):
+            offset -= 1
+        line = text.count("\n", 0, offset) + text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+        start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+        return types.Position(line=line, character=_units(text[start:offset], self.encoding))
+
+    def range(self, start: int, end: int) -> types.Range:
+        return types.Range(start=self.position(start), end=self.position(end))
+
+
+def position_to_offset(text: str, pos: types.Position, encoding: str = "utf-16") -> int:
+    return LineIndex(text, encoding).offset(pos)
+
+
+def offset_to_position(text: str, offset: int, encoding: str = "utf-16") -> types.Position:
+    return LineIndex(text, encoding).position(offset)
+
+
+def apply_change(text: str, change: Any, encoding: str = "utf-16") -> str:
+    """Apply one TextDocumentContentChangeEvent: a ranged (incremental) edit, or a whole-text one.
+    A range whose end precedes its start is treated as the range between the two positions."""
+    rng = getattr(change, "range", None)
+    if rng is None:
+        return change.text
+    index = LineIndex(text, encoding)
+    a, b = sorted((index.offset(rng.start), index.offset(rng.end)))
+    return text[:a] + change.text + text[b:]
+
+
+# --------------------------------------------------------------------------- completion results
+
+def new_completion_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def feedback_payload(completion: Any, uri: str, completion_id: str, kind: str) -> dict[str, Any]:
+    """What travels with an item (`data`, and the argument of its `redraft.accept` command) and what
+    accept/reject reports carry back: identifiers and numbers, never document text."""
+    return {
+        "id": completion_id, "uri": uri, "kind": kind, "scope": completion.plan.scope,
+        "chars": len(completion.text), "tokens": len(completion.confidences),
+        "forward_passes": completion.forward_passes, "latency_ms": round(completion.latency_ms, 1),
+    }
+
+
+@attrs.define
+class InlineCompletionItemWithData(types.InlineCompletionItem):
+    """An InlineCompletionItem plus a non-standard `data` member (the payload above), so that tools
+    reading the raw JSON (the eval harness, the demo) see forward passes and latency; clients
+    ignore unknown members. `protocol.converter_factory` makes the converter emit it."""
+
+    data: Any = None
+
+
+def _accept_command(payload: dict[str, Any]) -> types.Command:
+    return types.Command(title="redraft: completion accepted", command="redraft.accept", arguments=[payload])
+
+
+def to_inline_item(completion: Any, index: LineIndex, payload: dict[str, Any]) -> types.InlineCompletionItem:
+    """Completion -> InlineCompletionItem: the insertion range, and `redraft.accept` as the command
+    the client runs once the item is accepted."""
+    return InlineCompletionItemWithData(
+        insert_text=completion.text, range=index.range(completion.start, completion.end),
+        command=_accept_command(payload), data=payload,
+    )
+
+
+def to_completion_item(completion: Any, index: LineIndex, payload: dict[str, Any]) -> types.CompletionItem:
+    """Completion -> one popup CompletionItem whose textEdit inserts the same infill (for clients
+    without inline completion). The edit replaces the identifier part typed before the cursor with
+    itself plus the infill, so that clients which filter items by the word at the cursor (most do)
+    keep the item: at `foo.ba|` the item reads `bar()` and replaces `ba`."""
+    text, cursor = index.text, completion.start
+    word = _WORD_BEFORE.search(text, max(0, cursor - 256), cursor)
+    start = word.start() if word else cursor
+    new_text = text[start:cursor] + completion.text
+    first = new_text.split("\n", 1)[0].strip() or new_text.strip()
+    label = first if len(first) <= 60 else first[:59] + "\u2026"
+    detail = (f"redraft \u00b7 {completion.plan.scope} \u00b7 {completion.forward_passes} passes"
+              f" \u00b7 {completion.latency_ms:.0f} ms")
+    return types.CompletionItem(
+        label=label, kind=types.CompletionItemKind.Text, detail=detail, sort_text="0",
+        insert_text_format=types.InsertTextFormat.PlainText,
+        text_edit=types.TextEdit(range=index.range(start, completion.end), new_text=new_text),
+        command=_accept_command(payload), data=payload,
+    )

@@ -1,0 +1,134 @@
+"""Owns the one in-process `Engine`: loads it once, off the event loop, reloads it when the model
+settings change, and turns a load failure into a message instead of a crash.
+
+Design decisions:
+* Loading starts at `initialized` (so the first completion does not pay for it) and runs in a
+  thread; torch is imported there too, so `initialize` answers at once.
+* Requests that arrive while the model loads await the same load (`asyncio.shield`: a cancelled
+  request must not cancel the load).
+* A failed load (bad `modelDir`, corrupt checkpoint, ...) is logged and shown once per attempted
+  configuration; completions then answer empty until the settings change.
+* `device: cuda` without a usable GPU falls back to the CPU with a warning.
+* `threads: 0` (the default) means `auto_threads()`, not torch's default of every core.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lsprotocol import types
+
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .pipeline import Engine
+
+
+class Reporter(Protocol):
+    """What the host needs from the server: messages and work-done progress."""
+
+    def log(self, kind: types.MessageType, message: str) -> None: ...
+    def show(self, kind: types.MessageType, message: str) -> None: ...
+    async def progress_begin(self, title: str, message: str) -> Any: ...
+    def progress_end(self, token: Any, message: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class ModelKey:
+    model_dir: str | None
+    device: str
+    threads: int
+
+    @classmethod
+    def of(cls, s: Settings, default_dir: str | None) -> "ModelKey":
+        d = s.model_dir or default_dir
+        return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads)
+
+
+def auto_threads() -> int:
+    """Half the cores, at most 4: a small model gains little from more, and an editor's background
+    helper must not starve the editor (or a training run) of CPU. Oversubscribed cores make torch's
+    spinning worker threads 10-50x slower, so erring low is the safe side."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
+def _construct(key: ModelKey) -> tuple["Engine", list[str]]:
+    """Runs in a worker thread (imports torch, reads the checkpoint)."""
+    import torch
+
+    from .pipeline import Engine
+
+    warnings = []
+    device = key.device
+    if device == "cuda" and not torch.cuda.is_available():
+        warnings.append("device 'cuda' was requested but no CUDA device is available; using the CPU")
+        device = "cpu"
+    return Engine(key.model_dir, device=device, threads=key.threads or auto_threads()), warnings
+
+
+class EngineHost:
+    def __init__(self, reporter: Reporter, default_model_dir: str | None = None) -> None:
+        self._reporter = reporter
+        self.default_model_dir = default_model_dir  # `redraft serve --model`; the modelDir setting wins
+        self._key: ModelKey | None = None
+        self._task: asyncio.Task[Engine | None] | None = None
+        self.engine: Engine | None = None
+        self.error: str | None = None
+
+    def start(self, settings: Settings) -> asyncio.Task["Engine | None"]:
+        """Begin loading the model these settings name, unless it is loaded or loading already."""
+        key = ModelKey.of(settings, self.default_model_dir)
+        if self._task is None or key != self._key:
+            self._key = key
+            self._task = asyncio.ensure_future(self._load(key))
+        return self._task
+
+    async def get(self, settings: Settings) -> "Engine | None":
+        """The engine for these settings (waiting for a load in progress), or None if it cannot load."""
+        task = self.start(settings)
+        engine = await asyncio.shield(task)
+        return engine if task is self._task else None  # settings changed meanwhile: the caller retries later
+
+    @property
+    def started(self) -> bool:
+        return self._task is not None
+
+    def forget(self, uri: str) -> None:
+        """Drop a closed document's context cache."""
+        if self.engine is not None:
+            self.engine.forget(uri)
+
+    def status(self) -> dict[str, Any]:
+        state = "loading" if self._task is not None and not self._task.done() else (
+            "ready" if self.engine is not None else ("failed" if self.error else "not loaded"))
+        return {"state": state, "error": self.error, "device": getattr(self.engine, "device", None),
+                "modelDir": self._key.model_dir if self._key else None}
+
+    async def _load(self, key: ModelKey) -> "Engine | None":
+        where = key.model_dir or "the shipped model"
+        token = await self._reporter.progress_begin("redraft", f"loading {where}")
+        t0 = time.perf_counter()
+        self.engine, self.error = None, None
+        outcome = "model failed to load"
+        try:
+            engine, warnings = await asyncio.get_running_loop().run_in_executor(None, _construct, key)
+            for w in warnings:
+                self._reporter.log(types.MessageType.Warning, w)
+            if self._key != key:  # superseded by a newer configuration while loading
+                outcome = "superseded by a newer configuration"
+                return None
+            self.engine = engine
+            outcome = f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s"
+            self._reporter.log(types.MessageType.Info, outcome)
+            return engine
+        except Exception as e:  # noqa: BLE001 - any load failure becomes a message, never a crash
+            self.error = f"cannot load the redraft model from {where}: {e}"
+            self._reporter.log(types.MessageType.Error, self.error + "; completions are off until modelDir is fixed")
+            self._reporter.show(types.MessageType.Error, f"redraft: {self.error}")
+            return None
+        finally:
+            self._reporter.progress_end(token, outcome)

@@ -1,0 +1,483 @@
+"""`redraft eval humaneval-infill`: pass@1 of the completion pipeline on HumanEval single-line infilling.
+
+    redraft eval humaneval-infill --subset single-line [--limit N] [--model DIR] [--effort E]
+        [--workers N] [--baseline truth|empty] [--via inprocess|lsp] [--out results.json] [--no-syntax]
+
+Design decisions
+- The completions come from the same pipeline the editor gets: `--via lsp` (the default) starts
+  `redraft serve` over stdio and sends didOpen + textDocument/inlineCompletion + didClose per task,
+  so the server's own plumbing (positions, UTF-16, ranges, settings) is measured too; `--via
+  inprocess` calls `Engine.complete` directly (one model, loaded once; what benchmarks use). Both use
+  the server's thread rule and give the same completions (tests/test_eval_harness.py checks it).
+- One untimed warm-up completion precedes the tasks (the server loads its model after
+  `initialized`; the first request would otherwise carry the load in its latency).
+- Each task is its own document (its own URI, closed/forgotten afterwards), so the context cache
+  never carries over between tasks: a task's completion does not depend on --limit or on task order,
+  and latency is the cold-context latency (pessimistic compared with typing in one file).
+- Completions are produced one at a time (the model is not re-entrant), while the completed
+  programs run concurrently in sandboxed subprocesses (`humaneval.run_program`) from a thread pool of
+  --workers threads; the next completion overlaps the previous executions.
+- A program that does not even parse cannot pass, so it is recorded as "syntax" without spawning a
+  process (exact, not a heuristic: the *program*, not only the document, is parsed). --no-syntax runs
+  every program anyway, as a check of that shortcut.
+- The harness checks itself: `--baseline truth` inserts the removed line (must score 100%),
+  `--baseline empty` inserts nothing (near 0; Bavarian et al. report ~2.6% for single-line).
+- `evaluate_effort` is the entry point for benchmarks that sweep efforts: pass an `Engine` once and
+  call it per effort; it returns the metrics dict that the CLI prints.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .humaneval import (DEFAULT_TIMEOUT_S, SINGLE_LINE_COUNT, ExecResult, InfillTask, document, parses, program,
+                        run_program, single_line_tasks, spread)
+
+__all__ = ["EvalConfig", "Attempt", "TaskRecord", "EvalReport", "run_eval", "evaluate_effort", "summarize",
+           "format_table", "main", "make_completer", "EngineCompleter", "LspCompleter"]
+
+EFFORT_CHOICES = ("instant", "low", "medium", "high")
+SUBSETS = ("single-line",)
+
+
+@dataclass
+class EvalConfig:
+    subset: str = "single-line"
+    limit: int | None = None
+    model_dir: str | None = None
+    effort: str = "medium"
+    workers: int = 2
+    baseline: str | None = None           # None (the model) | "truth" | "empty"
+    via: str = "inprocess"                # "inprocess" | "lsp" (the CLI defaults to "lsp")
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per program
+    max_tokens: int = 32                  # Request.max_tokens (canvas cap for a line)
+    syntax_shortcut: bool = True          # record unparsable programs as failed without running them
+    threads: int = 0                      # torch threads (0: the server's auto rule, half the cores, at most 4)
+    progress: bool = False                # progress lines on stderr
+
+
+@dataclass
+class Attempt:
+    """One completion as the harness sees it. `document` is set only when the client's edit was not
+    a plain insertion at the cursor (an LSP item with a range); otherwise the document is
+    prefix + text + suffix."""
+    text: str
+    forward_passes: int | None = None
+    tokens: int | None = None             # infill tokens the sampler committed
+    latency_ms: float | None = None       # the pipeline's own latency (Completion.latency_ms)
+    round_trip_ms: float | None = None    # LSP only: request sent -> response read, as the client sees it
+    error: str | None = None              # the completer failed (counts as an empty completion)
+    document: str | None = None
+
+
+@dataclass
+class TaskRecord:
+    task_id: str
+    completion: str
+    truth: str
+    status: str                           # passed | failed | timeout | syntax
+    detail: str
+    parses: bool                          # the completed document (not the test program) parses
+    empty: bool
+    forward_passes: int | None
+    tokens: int | None
+    latency_ms: float | None
+    round_trip_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class EvalReport:
+    metrics: dict[str, Any]
+    records: list[TaskRecord] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"metrics": self.metrics, "records": [asdict(r) for r in self.records]}
+
+
+# -- completers ------------------------------------------------------------------------------------
+
+class Completer(Protocol):
+    label: str
+
+    def warm_up(self) -> None:
+        """One untimed completion before the first task (model load, lazy initialisation)."""
+
+    def __call__(self, task: InfillTask) -> Attempt: ...
+
+    def close(self) -> None: ...
+
+
+class TruthBaseline:
+    """Inserts the removed line: every task must pass (checks tasks, documents and the runner)."""
+    label = "baseline:truth"
+
+    def warm_up(self) -> None:
+        pass
+
+    def __call__(self, task: InfillTask) -> Attempt:
+        return Attempt(task.truth)
+
+    def close(self) -> None:
+        pass
+
+
+class EmptyBaseline:
+    """Inserts nothing: passes only where the removed line was not needed by the tests."""
+    label = "baseline:empty"
+
+    def warm_up(self) -> None:
+        pass
+
+    def __call__(self, task: InfillTask) -> Attempt:
+        return Attempt("")
+
+    def close(self) -> None:
+        pass
+
+
+# untimed warm-up request: a fresh indented line in a small function (cursor after the indentation)
+WARM_UP_TEXT = "def total(xs):\n    s = 0\n    for x in xs:\n        \n    return s\n"
+WARM_UP_OFFSET = WARM_UP_TEXT.index("        \n") + 8
+
+
+class EngineCompleter:
+    """`Engine.complete` in this process; the engine may be shared (e.g. across an effort sweep)."""
+
+    def __init__(self, engine: Any, effort: str, max_tokens: int = 32):
+        self.engine, self.effort, self.max_tokens = engine, effort, max_tokens
+        self.label = f"inprocess:{effort}"
+
+    def warm_up(self) -> None:
+        self._complete(WARM_UP_TEXT, WARM_UP_OFFSET, "humaneval/warm-up.py")
+
+    def _complete(self, text: str, offset: int, uri: str) -> Any:
+        from .pipeline import Request
+        try:
+            return self.engine.complete(Request(text=text, offset=offset, uri=uri, effort=self.effort,
+                                                max_tokens=self.max_tokens))
+        finally:
+            self.engine.forget(uri)
+
+    def __call__(self, task: InfillTask) -> Attempt:
+        t0 = time.perf_counter()
+        try:
+            comp = self._complete(task.text, task.offset, f"humaneval/{task.task_id}.py")
+        except Exception as e:  # noqa: BLE001 - a crash on one task is a result, not the end of the run
+            return Attempt("", latency_ms=(time.perf_counter() - t0) * 1000, error=f"{type(e).__name__}: {e}")
+        if comp is None:  # the planner declined: the editor shows nothing
+            return Attempt("", forward_passes=0, tokens=0, latency_ms=(time.perf_counter() - t0) * 1000)
+        return Attempt(comp.text, forward_passes=comp.forward_passes, tokens=len(comp.confidences),
+                       latency_ms=comp.latency_ms)
+
+    def close(self) -> None:
+        pass
+
+
+def _insert_text(item: dict[str, Any]) -> str:
+    text = item.get("insertText", "")
+    if isinstance(text, dict):  # StringValue (snippet): drop tab stops, keep the literal text
+        import re
+        text = re.sub(r"\$\{\d+(?::([^}]*))?\}|\$\d+", lambda m: m.group(1) or "", text.get("value", ""))
+        text = text.replace("\\$", "$").replace("\\}", "}").replace("\\\\", "\\")
+    return text
+
+
+def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16") -> Attempt:
+    """The document after accepting the first inline completion item of an LSP response."""
+    from .stdio_client import from_position
+    items = result.get("items", []) if isinstance(result, dict) else (result or [])
+    if not items:
+        return Attempt("")
+    item = items[0]
+    ins = _insert_text(item)
+    data = item.get("data") if isinstance(item.get("data"), dict) else {}  # redraft's payload, if any
+    att = Attempt(ins, forward_passes=data.get("forward_passes"), tokens=data.get("tokens"),
+                  latency_ms=data.get("latency_ms"))
+    rng = item.get("range")
+    if rng:
+        text = task.text
+        s, e = from_position(text, rng["start"], encoding), from_position(text, rng["end"], encoding)
+        doc = text[:s] + ins + text[e:]
+        n_pre, n_suf = len(task.prefix), len(task.suffix)
+        if doc.startswith(task.prefix) and doc.endswith(task.suffix) and len(doc) >= n_pre + n_suf:
+            att.text = doc[n_pre: len(doc) - n_suf]
+        else:
+            att.document = doc
+    return att
+
+
+class LspCompleter:
+    """`redraft serve` over stdio: didOpen, textDocument/inlineCompletion, didClose per task.
+
+    The server is started as `python -m lsp_server.cli serve` with this interpreter (the same entry
+    point as the `redraft` console script, without depending on PATH). Settings travel as
+    initializationOptions. Forward passes, tokens and the pipeline latency come from the item's
+    `data` payload (redraft's server adds it); the client-side round trip is recorded as well.
+    An empty answer carries no payload, so model figures over LSP cover non-empty answers only."""
+
+    def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
+                 cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0):
+        from .stdio_client import StdioLspClient
+        if cmd is None:
+            cmd = [sys.executable, "-m", "lsp_server.cli", "serve"]
+            if model_dir:
+                cmd += ["--model", str(model_dir)]
+            cmd += ["--effort", effort]
+        self.effort, self.label = effort, f"lsp:{effort}"
+        options: dict[str, Any] = {"effort": effort, "maxTokens": max_tokens}
+        if threads:
+            options["threads"] = threads
+        self.client = StdioLspClient(cmd, timeout=request_timeout_s, initialization_options=options)
+
+    def warm_up(self) -> None:
+        """The server loads the model after `initialized`; the first request waits for the load."""
+        from .stdio_client import path_uri
+        self._request(path_uri("warm-up.py"), WARM_UP_TEXT, WARM_UP_OFFSET)
+
+    def _request(self, uri: str, text: str, offset: int) -> Any:
+        self.client.open(uri, text)
+        try:
+            return self.client.inline_completion(uri, text, offset)
+        finally:
+            self.client.close_document(uri)
+
+    def __call__(self, task: InfillTask) -> Attempt:
+        from .stdio_client import LspError, path_uri
+        t0 = time.perf_counter()
+        try:
+            result = self._request(path_uri(task.task_id.replace("/", "_") + ".py"), task.text, task.offset)
+        except LspError as e:
+            if self.client.proc.poll() is not None:
+                raise  # the server died: stop the run rather than score every remaining task as empty
+            return Attempt("", round_trip_ms=(time.perf_counter() - t0) * 1000, error=str(e))
+        att = apply_inline_result(task, result, self.client.position_encoding)
+        att.round_trip_ms = (time.perf_counter() - t0) * 1000
+        return att
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
+    if config.baseline == "truth":
+        return TruthBaseline()
+    if config.baseline == "empty":
+        return EmptyBaseline()
+    if config.baseline is not None:
+        raise ValueError(f"unknown baseline {config.baseline!r}")
+    if config.via == "lsp":
+        return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads)
+    if config.via != "inprocess":
+        raise ValueError(f"unknown --via {config.via!r}")
+    if engine is None:
+        from .engine_host import auto_threads
+        from .pipeline import Engine
+        # the server's thread rule (threads 0 = auto), so that both vias measure the same latency
+        engine = Engine(config.model_dir, threads=config.threads or auto_threads())
+    return EngineCompleter(engine, config.effort, config.max_tokens)
+
+
+# -- the run -----------------------------------------------------------------------------------------
+
+def _done(result: ExecResult) -> Future:
+    fut: Future = Future()
+    fut.set_result(result)
+    return fut
+
+
+def load_tasks(subset: str = "single-line", limit: int | None = None) -> list[InfillTask]:
+    """The subset's tasks (count checked against the published figure), then the --limit spread."""
+    if subset != "single-line":
+        raise ValueError(f"unknown subset {subset!r}; available: {', '.join(SUBSETS)}")
+    tasks = single_line_tasks()
+    if len(tasks) != SINGLE_LINE_COUNT:
+        raise RuntimeError(f"built {len(tasks)} single-line tasks, the published count is {SINGLE_LINE_COUNT}")
+    return spread(tasks, limit)
+
+
+def run_eval(config: EvalConfig, engine: Any = None, tasks: list[InfillTask] | None = None,
+             completer: Completer | None = None) -> EvalReport:
+    """Complete every task, run the completed programs in the sandbox, and summarize.
+    `tasks` overrides config.subset/limit; `completer` overrides the one the config names (it is
+    closed at the end either way)."""
+    tasks = load_tasks(config.subset, config.limit) if tasks is None else tasks
+    completer = make_completer(config, engine) if completer is None else completer
+    pending: list[tuple[InfillTask, Attempt, bool, Future]] = []
+    try:
+        completer.warm_up()
+        t0 = time.perf_counter()  # wall time of the tasks, after model load and warm-up
+        with ThreadPoolExecutor(max_workers=max(1, config.workers), thread_name_prefix="eval-exec") as pool:
+            for i, task in enumerate(tasks):
+                att = completer(task)
+                doc = att.document if att.document is not None else document(task, att.text)
+                prog = program(doc, task)
+                if config.syntax_shortcut and not parses(prog):
+                    fut = _done(ExecResult("syntax", "the program does not parse"))
+                else:
+                    fut = pool.submit(run_program, prog, config.timeout_s)
+                pending.append((task, att, parses(doc), fut))
+                if config.progress and ((i + 1) % 10 == 0 or i + 1 == len(tasks)):
+                    print(f"  completed {i + 1}/{len(tasks)}", file=sys.stderr, flush=True)
+            records = [_record(task, att, ok, fut.result()) for task, att, ok, fut in pending]
+    finally:
+        completer.close()
+    metrics = summarize(records, config, label=completer.label, wall_s=time.perf_counter() - t0)
+    return EvalReport(metrics, records)
+
+
+def _record(task: InfillTask, att: Attempt, doc_parses: bool, res: ExecResult) -> TaskRecord:
+    return TaskRecord(task_id=task.task_id, completion=att.text, truth=task.truth, status=res.status,
+                      detail=res.detail, parses=doc_parses, empty=not att.text.strip() and att.document is None,
+                      forward_passes=att.forward_passes, tokens=att.tokens,
+                      latency_ms=None if att.latency_ms is None else round(att.latency_ms, 2),
+                      round_trip_ms=None if att.round_trip_ms is None else round(att.round_trip_ms, 2),
+                      error=att.error)
+
+
+def evaluate_effort(effort: str, *, engine: Any = None, limit: int | None = None, model_dir: str | None = None,
+                    via: str = "inprocess", workers: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,
+                    max_tokens: int = 32) -> dict[str, Any]:
+    """Metrics of the model at one effort (the dict the CLI prints); for benchmarks sweeping efforts.
+    Pass the same `engine` for every effort so that the model is loaded once."""
+    config = EvalConfig(limit=limit, model_dir=model_dir, effort=effort, workers=workers, via=via,
+                        timeout_s=timeout_s, max_tokens=max_tokens)
+    return run_eval(config, engine=engine).metrics
+
+
+# -- metrics -----------------------------------------------------------------------------------------
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolation percentile (numpy's default); None for no values."""
+    if not values:
+        return None
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _round(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wall_s: float = 0.0) -> dict[str, Any]:
+    """Aggregate metrics. Model figures (passes, tokens, latency) are over the tasks that report them;
+    tokens per forward pass is total committed infill tokens / total forward passes."""
+    n = len(records)
+    statuses: dict[str, int] = {}
+    for r in records:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    passes = [r.forward_passes for r in records if r.forward_passes is not None]
+    tokens = [r.tokens for r in records if r.tokens is not None and r.forward_passes is not None]
+    lat = [r.latency_ms for r in records if r.latency_ms is not None]
+    rtt = [r.round_trip_ms for r in records if r.round_trip_ms is not None]
+    model_dir = None
+    if config.baseline is None:
+        from model.checkpoint import DEFAULT_DIR
+        model_dir = str(Path(config.model_dir).resolve() if config.model_dir else DEFAULT_DIR)
+    return {
+        "benchmark": "humaneval-infill", "subset": config.subset, "tasks": n, "of": SINGLE_LINE_COUNT,
+        "passed": statuses.get("passed", 0),
+        "pass@1": _round(statuses.get("passed", 0) / n) if n else None,
+        "empty_share": _round(sum(r.empty for r in records) / n) if n else None,
+        "parse_share": _round(sum(r.parses for r in records) / n) if n else None,
+        "forward_passes_mean": _round(_mean(passes), 3),
+        "tokens_per_forward_pass": _round(sum(tokens) / sum(passes), 3) if passes and sum(passes) else None,
+        "latency_ms_p50": _round(percentile(lat, 50), 1), "latency_ms_p95": _round(percentile(lat, 95), 1),
+        "round_trip_ms_p50": _round(percentile(rtt, 50), 1), "round_trip_ms_p95": _round(percentile(rtt, 95), 1),
+        "statuses": statuses, "completion_errors": sum(r.error is not None for r in records),
+        "effort": None if config.baseline else config.effort, "baseline": config.baseline,
+        "via": None if config.baseline else config.via, "completer": label, "model_dir": model_dir,
+        "limit": config.limit, "workers": config.workers, "timeout_s": config.timeout_s,
+        "wall_s": round(wall_s, 1),
+    }
+
+
+def format_table(m: dict[str, Any]) -> str:
+    def fmt(v: Any, pct: bool = False) -> str:
+        if v is None:
+            return "-"
+        return f"{100 * v:.1f}%" if pct else str(v)
+
+    rows = [
+        ("tasks", f"{m['tasks']} of {m['of']}"),
+        ("pass@1", f"{fmt(m['pass@1'], True)} ({m['passed']}/{m['tasks']})"),
+        ("empty completions", fmt(m["empty_share"], True)),
+        ("document parses", fmt(m["parse_share"], True)),
+        ("forward passes / task", fmt(m["forward_passes_mean"])),
+        ("tokens / forward pass", fmt(m["tokens_per_forward_pass"])),
+        ("latency p50 (ms)", fmt(m["latency_ms_p50"])),
+        ("latency p95 (ms)", fmt(m["latency_ms_p95"])),
+        *([("LSP round trip p50/p95 (ms)", f"{m['round_trip_ms_p50']} / {m['round_trip_ms_p95']}")]
+          if m["round_trip_ms_p50"] is not None else []),
+        ("outcomes", ", ".join(f"{k} {v}" for k, v in sorted(m["statuses"].items()))),
+        ("completer", m["completer"]),
+        ("effort", fmt(m["effort"])),
+        ("model", fmt(m["model_dir"])),
+        ("wall time (s)", fmt(m["wall_s"])),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+# -- CLI -------------------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="redraft eval", description="Evaluation harness.")
+    sub = ap.add_subparsers(dest="benchmark", required=True)
+    he = sub.add_parser("humaneval-infill", help="HumanEval infilling (Bavarian et al. 2022), pass@1",
+                        description="HumanEval single-line infilling: each non-blank line of each canonical "
+                                    "solution removed in turn (1033 tasks); pass@1 of the completion pipeline.")
+    he.add_argument("--subset", default="single-line", choices=SUBSETS)
+    he.add_argument("--limit", type=int, default=None, help="evaluate an evenly spaced sample of N tasks")
+    he.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
+    he.add_argument("--effort", default="medium", choices=EFFORT_CHOICES)
+    he.add_argument("--workers", type=int, default=2, help="programs executed in parallel (default 2)")
+    he.add_argument("--baseline", choices=("truth", "empty"), default=None,
+                    help="harness self-check: insert the true line (must be 100%%) or nothing (near 0)")
+    he.add_argument("--via", choices=("inprocess", "lsp"), default="lsp",
+                    help="`redraft serve` over stdio (default), or Engine.complete in this process")
+    he.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per program (default 10)")
+    he.add_argument("--max-tokens", type=int, default=32, help="canvas cap for a line (default 32)")
+    he.add_argument("--threads", type=int, default=0, help="torch threads (0: as the server, half the cores, at most 4)")
+    he.add_argument("--no-syntax", action="store_true",
+                    help="execute programs that do not parse too (they are otherwise recorded as failed)")
+    he.add_argument("--out", type=Path, default=None, help="write metrics and per-task records as JSON")
+    he.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if a.limit is not None and a.limit <= 0:
+        print("redraft eval: --limit must be positive", file=sys.stderr)
+        return 2
+    config = EvalConfig(subset=a.subset, limit=a.limit, model_dir=a.model, effort=a.effort, workers=a.workers,
+                        baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
+                        syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet)
+    tasks = load_tasks(config.subset, None)
+    print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {SINGLE_LINE_COUNT})"
+          + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)
+    report = run_eval(config, tasks=spread(tasks, config.limit))
+    print(format_table(report.metrics))
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(report.to_json(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

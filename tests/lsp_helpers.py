@@ -1,0 +1,93 @@
+"""Shared pieces of the language-server tests: the real `redraft serve` as a subprocess over stdio,
+driven by pytest-lsp (or, for raw bytes, by lsp_server.jsonrpc_stdio)."""
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+SERVE = [sys.executable, "-m", "lsp_server.cli", "serve"]
+TEST_OPTIONS: dict[str, Any] = {"threads": 1}  # one torch thread: the test machine is small and busy
+
+CAPABILITIES = types.ClientCapabilities(
+    window=types.WindowClientCapabilities(work_done_progress=True),
+    workspace=types.WorkspaceClientCapabilities(configuration=True),
+    text_document=types.TextDocumentClientCapabilities(
+        synchronization=types.TextDocumentSyncClientCapabilities(),
+        completion=types.CompletionClientCapabilities(),
+        inline_completion=types.InlineCompletionClientCapabilities(),
+    ),
+)
+
+SAMPLE = '''def area(width: float, height: float) -> float:
+    """Area of a rectangle."""
+    return 
+
+
+def greet(name: str) -> str:
+    message = "Hello, " + name
+    return message
+'''
+RETURN_POS = types.Position(line=2, character=11)  # after "    return "
+
+
+async def start(client: LanguageClient, options: dict[str, Any] | None = None,
+                capabilities: types.ClientCapabilities = CAPABILITIES) -> types.InitializeResult:
+    return await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities, initialization_options={**TEST_OPTIONS, **(options or {})}))
+
+
+async def model_ready(client: LanguageClient, timeout: float = 90.0) -> str:
+    """Wait for the end of the model-loading $/progress; returns its message."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for reports in client.progress_reports.values():
+            ends = [r for r in reports if isinstance(r, types.WorkDoneProgressEnd)]
+            if ends:
+                return ends[-1].message or ""
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the model did not finish loading")
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, language: str = "python", version: int = 1) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+
+
+def insert(client: LanguageClient, uri: str, version: int, at: types.Position, text: str) -> None:
+    """An incremental didChange inserting `text` at `at`."""
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text=text)]))
+
+
+def configure(client: LanguageClient, settings: Any) -> None:
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
+
+
+def inline_params(uri: str, pos: types.Position) -> types.InlineCompletionParams:
+    return types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos,
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Invoked))
+
+
+async def inline(client: LanguageClient, uri: str, pos: types.Position) -> types.InlineCompletionList:
+    return await client.text_document_inline_completion_async(inline_params(uri, pos))
+
+
+async def popup(client: LanguageClient, uri: str, pos: types.Position) -> types.CompletionList:
+    return await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+
+
+async def stats(client: LanguageClient) -> dict[str, Any]:
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(command="redraft.stats"))
+
+
+def messages(client: LanguageClient, needle: str) -> list[str]:
+    """showMessage and logMessage texts that contain `needle`."""
+    return [m.message for m in [*client.messages, *client.log_messages] if needle in m.message]
