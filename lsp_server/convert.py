@@ -27,8 +27,8 @@ import attrs
 from lsprotocol import types
 
 __all__ = [
-    "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "apply_change",
-    "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
+    "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "position_from_json",
+    "apply_change", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
     "InlineCompletionItemWithData", "without_lone_surrogates",
 ]
 
@@ -37,6 +37,7 @@ _EOL = re.compile(r"\r\n|\r|\n")
 _CHUNK = 1 << 16
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WORD_BEFORE = re.compile(r"\w+\Z")  # identifier characters right before the cursor
+_UINTEGER_MAX = 2**31 - 1
 
 
 def normalize_encoding(enc: Any) -> str:
@@ -139,6 +140,15 @@ def position_to_offset(text: str, pos: types.Position, encoding: str = "utf-16")
 
 def offset_to_position(text: str, offset: int, encoding: str = "utf-16") -> types.Position:
     return LineIndex(text, encoding).position(offset)
+
+
+def position_from_json(obj: Any) -> types.Position:
+    """A position as raw JSON carries it ({"line", "character"}, e.g. in a range a client reads from
+    a server's answer) -> types.Position. Missing or negative members count as 0 and huge ones as
+    the largest uinteger, so that the clamping rules above apply instead of a validation error."""
+    def member(name: str) -> int:
+        return max(0, min(int(obj.get(name, 0)), _UINTEGER_MAX))
+    return types.Position(line=member("line"), character=member("character"))
 
 
 def apply_change(text: str, change: Any, encoding: str = "utf-16") -> str:

@@ -192,7 +192,7 @@ def _insert_text(item: dict[str, Any]) -> str:
 
 def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16") -> Attempt:
     """The document after accepting the first inline completion item of an LSP response."""
-    from .stdio_client import from_position
+    from .convert import position_from_json, position_to_offset
     items = result.get("items", []) if isinstance(result, dict) else (result or [])
     if not items:
         return Attempt("")
@@ -204,7 +204,7 @@ def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16")
     rng = item.get("range")
     if rng:
         text = task.text
-        s, e = from_position(text, rng["start"], encoding), from_position(text, rng["end"], encoding)
+        s, e = (position_to_offset(text, position_from_json(rng[k]), encoding) for k in ("start", "end"))
         doc = text[:s] + ins + text[e:]
         n_pre, n_suf = len(task.prefix), len(task.suffix)
         if doc.startswith(task.prefix) and doc.endswith(task.suffix) and len(doc) >= n_pre + n_suf:
@@ -212,6 +212,11 @@ def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16")
         else:
             att.document = doc
     return att
+
+
+def _editor_uri(name: str) -> str:
+    """A file URI for a document that exists only in the editor (nothing is written)."""
+    return (Path.cwd() / "redraft-eval" / name).as_uri()
 
 
 class LspCompleter:
@@ -225,9 +230,9 @@ class LspCompleter:
 
     def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
                  cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0):
-        from .stdio_client import StdioLspClient
+        from .jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
         if cmd is None:
-            cmd = [sys.executable, "-m", "lsp_server.cli", "serve"]
+            cmd = list(SERVE_CMD)
             if model_dir:
                 cmd += ["--model", str(model_dir)]
             cmd += ["--effort", effort]
@@ -235,25 +240,29 @@ class LspCompleter:
         options: dict[str, Any] = {"effort": effort, "maxTokens": max_tokens}
         if threads:
             options["threads"] = threads
-        self.client = StdioLspClient(cmd, timeout=request_timeout_s, initialization_options=options)
+        self.client = JsonRpcStdioClient(cmd, timeout=request_timeout_s)
+        try:
+            self.client.initialize(options)
+        except BaseException:
+            self.client.close()
+            raise
 
     def warm_up(self) -> None:
         """The server loads the model after `initialized`; the first request waits for the load."""
-        from .stdio_client import path_uri
-        self._request(path_uri("warm-up.py"), WARM_UP_TEXT, WARM_UP_OFFSET)
+        self._request(_editor_uri("warm-up.py"), WARM_UP_TEXT, WARM_UP_OFFSET)
 
     def _request(self, uri: str, text: str, offset: int) -> Any:
-        self.client.open(uri, text)
+        self.client.open_document(uri, text)
         try:
             return self.client.inline_completion(uri, text, offset)
         finally:
             self.client.close_document(uri)
 
     def __call__(self, task: InfillTask) -> Attempt:
-        from .stdio_client import LspError, path_uri
+        from .jsonrpc_stdio import LspError
         t0 = time.perf_counter()
         try:
-            result = self._request(path_uri(task.task_id.replace("/", "_") + ".py"), task.text, task.offset)
+            result = self._request(_editor_uri(task.task_id.replace("/", "_") + ".py"), task.text, task.offset)
         except LspError as e:
             if self.client.proc.poll() is not None:
                 raise  # the server died: stop the run rather than score every remaining task as empty

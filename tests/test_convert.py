@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from lsprotocol import types
 
 from lsp_server.convert import LineIndex, apply_change, normalize_encoding, offset_to_position, \
-    position_to_offset, to_completion_item, to_inline_item
+    position_from_json, position_to_offset, to_completion_item, to_inline_item
 
 P = types.Position
 
@@ -79,6 +79,13 @@ def test_out_of_range_positions_clamp():
     assert not index.has_line(2) and index.has_line(1)
     assert offset_to_position(text, 999) == P(line=1, character=2)
     assert LineIndex("").offset(P(line=0, character=5)) == 0 and LineIndex("").has_line(0)
+
+
+def test_positions_from_raw_json_clamp_instead_of_failing():
+    assert position_from_json({"line": 1, "character": 2}) == P(line=1, character=2)
+    assert position_from_json({"line": -1, "character": -5}) == P(line=0, character=0)
+    assert position_from_json({}) == P(line=0, character=0)
+    assert position_to_offset("ab\ncd", position_from_json({"line": 0, "character": 2**40})) == 2
 
 
 def test_lone_surrogates_count_as_one_unit():

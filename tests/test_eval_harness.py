@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from lsp_server.convert import offset_to_position, position_from_json, position_to_offset
 from lsp_server.evaluate import EvalConfig, LspCompleter, main, run_eval
 from lsp_server.humaneval import (SINGLE_LINE_COUNT, load_problems, run_program, single_line_tasks,
                                   spread)
-from lsp_server.stdio_client import from_position, to_position
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,17 +131,18 @@ def test_cli_writes_json(tmp_path, capsys):
 @given(st.text(alphabet=st.sampled_from(["a", "\n", "é", "😀", "\t", "𝔘"]), max_size=40), st.data())
 def test_utf16_positions_round_trip(text, data):
     offset = data.draw(st.integers(0, len(text)))
-    pos = to_position(text, offset)
+    pos = offset_to_position(text, offset)
     line_start = text.rfind("\n", 0, offset) + 1
-    assert pos["line"] == text.count("\n", 0, offset)
-    assert pos["character"] == len(text[line_start:offset].encode("utf-16-le")) // 2
-    assert from_position(text, pos) == offset
+    assert pos.line == text.count("\n", 0, offset)
+    assert pos.character == len(text[line_start:offset].encode("utf-16-le")) // 2
+    assert position_to_offset(text, pos) == offset
 
 
 def test_positions_past_the_end_are_clamped():
-    assert from_position("ab\ncd", {"line": 0, "character": 99}) == 2
-    assert from_position("ab\ncd", {"line": 7, "character": 0}) == 5
-    assert to_position("x😀y", 2) == {"line": 0, "character": 3}
+    assert position_to_offset("ab\ncd", position_from_json({"line": 0, "character": 99})) == 2
+    assert position_to_offset("ab\ncd", position_from_json({"line": 7, "character": 0})) == 5
+    pos = offset_to_position("x😀y", 2)
+    assert {"line": pos.line, "character": pos.character} == {"line": 0, "character": 3}
 
 
 # A pygls server that knows the answers: it finds the HumanEval problem the document comes from and
