@@ -37,13 +37,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .settings import EFFORT_NAMES as EFFORT_CHOICES
 from .humaneval import (DEFAULT_TIMEOUT_S, SINGLE_LINE_COUNT, ExecResult, InfillTask, document, parses, program,
                         run_program, single_line_tasks, spread)
 
 __all__ = ["EvalConfig", "Attempt", "TaskRecord", "EvalReport", "run_eval", "evaluate_effort", "summarize",
            "format_table", "main", "make_completer", "EngineCompleter", "LspCompleter"]
 
-EFFORT_CHOICES = ("instant", "low", "medium", "high")
 SUBSETS = ("single-line",)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 # The pipeline's efforts (model.sampler.EFFORTS), spelled out so that reading settings does not
 # import torch; tests/test_server_config.py checks that the two agree.
-EFFORT_NAMES = ("instant", "low", "medium", "high")
+EFFORT_NAMES = ("instant", "low", "medium", "high", "max")
 DEVICES = ("auto", "cpu", "cuda")
 
 

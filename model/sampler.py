@@ -33,6 +33,8 @@ EFFORTS = {
     "low": Effort(threshold=0.7, max_steps=4),
     "medium": Effort(threshold=0.85, max_steps=8),
     "high": Effort(threshold=0.95, max_steps=128),
+    # one token per forward pass (no threshold can pass): the autoregressive-like limit of the model
+    "max": Effort(threshold=2.0, max_steps=128),
 }
 
 

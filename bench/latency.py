@@ -1,0 +1,128 @@
+"""Latency through the real server while typing (stdio, `redraft serve`), and its resident memory.
+
+    .venv/bin/python bench/latency.py [--model DIR] [--effort medium] [--threads 0] [--lines 12]
+
+Plays an editor on a real file (the standard library's textwrap.py): the model loads, the file is
+opened, then at a spread of lines the rest of the line is deleted and retyped one character per
+keystroke, each keystroke an incremental didChange followed by textDocument/inlineCompletion, the
+next keystroke only after the answer (an editor that waits). Reports:
+  first request   the first completion after `initialized` (waits for the model to load)
+  new file        the first completion in a newly opened document (cold context cache)
+  typing          p50 / p95 / max over every keystroke's completion (warm)
+  rss             the server's resident memory (VmRSS, VmHWM) with the model loaded
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lsp_server.convert import LineIndex  # noqa: E402
+from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
+
+
+def rss_mib(pid: int) -> dict[str, float]:
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        k, _, v = line.partition(":")
+        if k in ("VmRSS", "VmHWM"):
+            out[k] = int(v.split()[0]) / 1024
+    return out
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+def complete(client: JsonRpcStdioClient, uri: str, text: str, offset: int) -> float:
+    pos = LineIndex(text).position(offset)
+    t0 = time.perf_counter()
+    client.request("textDocument/inlineCompletion", {
+        "textDocument": {"uri": uri}, "position": {"line": pos.line, "character": pos.character},
+        "context": {"triggerKind": 2}})
+    return (time.perf_counter() - t0) * 1000
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--effort", default="medium")
+    ap.add_argument("--threads", type=int, default=0, help="server torch threads (0 = the server's default)")
+    ap.add_argument("--lines", type=int, default=12, help="lines to retype")
+    ap.add_argument("--json", default=None, help="write the figures here too")
+    a = ap.parse_args(argv)
+    src = Path(textwrap.__file__).read_text()
+    cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
+    opts = {"effort": a.effort, **({"threads": a.threads} if a.threads else {})}
+    client = JsonRpcStdioClient(cmd, timeout=120)
+    try:
+        t0 = time.perf_counter()
+        client.initialize(opts)
+        init_ms = (time.perf_counter() - t0) * 1000
+        uri = "file:///bench/textwrap.py"
+        lines = src.split("\n")
+        # lines worth retyping: indented code, not comments or docstrings
+        cands = [i for i, l in enumerate(lines) if l.startswith("    ") and l.strip()
+                 and not l.strip().startswith(("#", '"', "'")) and 12 <= len(l.strip()) <= 60]
+        picks = cands[:: max(1, len(cands) // a.lines)][: a.lines]
+        first = lines[picks[0]]
+        indent = len(first) - len(first.lstrip())
+        doc = "\n".join(lines[: picks[0]] + [first[:indent]] + lines[picks[0] + 1:])
+        client.open_document(uri, doc)
+        first_ms = complete(client, uri, doc, len("\n".join(lines[: picks[0]])) + 1 + indent)
+        client.close_document(uri)
+
+        typing: list[float] = []
+        version = 1
+        for n, i in enumerate(picks):
+            cur = lines[i]
+            indent = len(cur) - len(cur.lstrip())
+            doc_lines = list(lines)
+            doc_lines[i] = cur[:indent]
+            text = "\n".join(doc_lines)
+            u = f"file:///bench/textwrap_{n}.py"
+            client.open_document(u, text, version=version)
+            offset = len("\n".join(lines[:i])) + 1 + indent
+            ms = complete(client, u, text, offset)
+            if n == 0:
+                new_file_ms = ms
+            for ch in cur[indent:]:
+                pos = LineIndex(text).position(offset)
+                version += 1
+                client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": u, "version": version},
+                    "contentChanges": [{"range": {"start": {"line": pos.line, "character": pos.character},
+                                                  "end": {"line": pos.line, "character": pos.character}},
+                                        "text": ch}]})
+                text = text[:offset] + ch + text[offset:]
+                offset += 1
+                typing.append(complete(client, u, text, offset))
+            client.close_document(u)
+        mem = rss_mib(client.proc.pid)
+        res = {"effort": a.effort, "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
+               "first_request_ms": round(first_ms, 1), "new_file_ms": round(new_file_ms, 1),
+               "typing_requests": len(typing), "typing_p50_ms": round(pct(typing, 0.5), 1),
+               "typing_p95_ms": round(pct(typing, 0.95), 1), "typing_max_ms": round(max(typing), 1),
+               "typing_mean_ms": round(statistics.mean(typing), 1),
+               "rss_mib": round(mem.get("VmRSS", 0), 1), "peak_rss_mib": round(mem.get("VmHWM", 0), 1)}
+        client.request("shutdown")
+        client.notify("exit")
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+    print(json.dumps(res, indent=2))
+    if a.json:
+        Path(a.json).write_text(json.dumps(res, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
