@@ -137,7 +137,9 @@ class CompletionService:
         if engine is None:
             return self._skip("no-model")
         req = Request(text=without_lone_surrogates(doc.text), offset=offset, uri=doc.uri, effort=settings.effort,
-                      max_tokens=settings.max_tokens, context_tokens=settings.context_tokens)
+                      max_tokens=settings.max_tokens, context_tokens=settings.context_tokens,
+                      language_id=doc.language_id or None, syntax=settings.syntax,
+                      tree=doc.tree if settings.syntax else None)
         loop = asyncio.get_running_loop()
         try:
             comp = await loop.run_in_executor(self._pool, _denoise, engine, req, ticket,

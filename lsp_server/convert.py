@@ -28,7 +28,7 @@ from lsprotocol import types
 
 __all__ = [
     "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "position_from_json",
-    "apply_change", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
+    "apply_change", "change_span", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
     "InlineCompletionItemWithData", "without_lone_surrogates",
 ]
 
@@ -149,6 +149,16 @@ def position_from_json(obj: Any) -> types.Position:
     def member(name: str) -> int:
         return max(0, min(int(obj.get(name, 0)), _UINTEGER_MAX))
     return types.Position(line=member("line"), character=member("character"))
+
+
+def change_span(text: str, change: Any, encoding: str = "utf-16") -> tuple[int, int] | None:
+    """The code point range [a, b) of text that a ranged change replaces; None for a whole-text change."""
+    rng = getattr(change, "range", None)
+    if rng is None:
+        return None
+    index = LineIndex(text, encoding)
+    a, b = sorted((index.offset(rng.start), index.offset(rng.end)))
+    return a, b
 
 
 def apply_change(text: str, change: Any, encoding: str = "utf-16") -> str:

@@ -8,13 +8,20 @@ encoding) and cost one string splice.
 
 A `Document` is immutable: a request keeps the snapshot it started from, and the version it had, so
 the completion code can tell whether the document moved on while the model was running.
+
+Syntax trees: a document in a language with a tree-sitter grammar (lsp_server/syntax) carries a
+`TreeHandle` for its text. Each didChange edit is recorded as a tree edit (byte offsets and points);
+the first completion request that needs the tree applies the pending edits to the last parsed tree
+(`Tree.edit`) and reparses once with it (tree-sitter reuses every unchanged subtree): never a
+reparse from scratch per keystroke, and no parsing on the event loop at all. A whole-text change,
+a document over `MAX_SYNTAX_CHARS`, or a failure gives a fresh parse or no tree (the line rules).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from .convert import apply_change
+from .convert import apply_change, change_span
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,7 @@ class Document:
     text: str
     version: int | None
     language_id: str
+    tree: Any = None        # syntax.TreeHandle of `text`, or None (no grammar, too large)
 
 
 class DocumentStore:
@@ -33,7 +41,8 @@ class DocumentStore:
         return self._docs.get(uri)
 
     def open(self, uri: str, text: str, version: int | None, language_id: str) -> Document:
-        doc = self._docs[uri] = Document(uri, text, version, (language_id or "").lower())
+        language_id = (language_id or "").lower()
+        doc = self._docs[uri] = Document(uri, text, version, language_id, _parse(language_id, text))
         return doc
 
     def change(self, uri: str, version: int | None, changes: Iterable[Any], encoding: str) -> Document | None:
@@ -41,10 +50,13 @@ class DocumentStore:
         doc = self._docs.get(uri)
         if doc is None:
             return None
-        text = doc.text
+        text, tree = doc.text, doc.tree
         for change in changes:
-            text = apply_change(text, change, encoding)
-        doc = self._docs[uri] = replace(doc, text=text, version=version)
+            span = change_span(text, change, encoding) if tree is not None else None
+            new = apply_change(text, change, encoding) if span is None else text[:span[0]] + change.text + text[span[1]:]
+            tree = _edited(tree, text, span, change.text, new, doc.language_id)
+            text = new
+        doc = self._docs[uri] = replace(doc, text=text, version=version, tree=tree)
         return doc
 
     def close(self, uri: str) -> bool:
@@ -52,3 +64,27 @@ class DocumentStore:
 
     def __len__(self) -> int:
         return len(self._docs)
+
+
+def _parse(language_id: str, text: str) -> Any:
+    """A handle that parses on first use (no work now)."""
+    from .syntax.languages import language_for
+    from .syntax.trees import MAX_SYNTAX_CHARS, TreeHandle
+    lang = language_for(language_id)
+    if lang is None or len(text) > MAX_SYNTAX_CHARS:
+        return None
+    try:
+        return TreeHandle.of(lang, text)
+    except Exception:  # noqa: BLE001 - no tree is no reason to fail the edit: the line rules apply
+        return None
+
+
+def _edited(tree: Any, old: str, span: tuple[int, int] | None, inserted: str, new: str, language_id: str) -> Any:
+    """The handle after one change: an incremental edit for a ranged change, a fresh handle otherwise."""
+    from .syntax.trees import MAX_SYNTAX_CHARS
+    if tree is None or span is None or len(new) > MAX_SYNTAX_CHARS:
+        return _parse(language_id, new)
+    try:
+        return tree.edit(old, span[0], span[1], inserted)
+    except Exception:  # noqa: BLE001
+        return _parse(language_id, new)

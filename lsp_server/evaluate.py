@@ -2,6 +2,7 @@
 
     redraft eval humaneval-infill --subset single-line [--limit N] [--model DIR] [--effort E]
         [--workers N] [--baseline truth|empty] [--via inprocess|lsp] [--out results.json] [--no-syntax]
+        [--no-syntax-aware]
 
 Design decisions
 - The completions come from the same pipeline the editor gets: `--via lsp` (the default) starts
@@ -20,6 +21,9 @@ Design decisions
 - A program that does not even parse cannot pass, so it is recorded as "syntax" without spawning a
   process (exact, not a heuristic: the *program*, not only the document, is parsed). --no-syntax runs
   every program anyway, as a check of that shortcut.
+- --no-syntax-aware turns the pipeline's tree-sitter planning and truncation off (Request.syntax /
+  the `syntax` setting = false: the plain line rules), to measure what syntax awareness does.
+  (Not to be confused with --no-syntax, which is about the harness's own parse shortcut.)
 - The harness checks itself: `--baseline truth` inserts the removed line (must score 100%),
   `--baseline empty` inserts nothing (near 0; Bavarian et al. report ~2.6% for single-line).
 - `evaluate_effort` is the entry point for benchmarks that sweep efforts: pass an `Engine` once and
@@ -61,6 +65,7 @@ class EvalConfig:
     syntax_shortcut: bool = True          # record unparsable programs as failed without running them
     threads: int = 0                      # torch threads (0: the server's auto rule, half the cores, at most 4)
     progress: bool = False                # progress lines on stderr
+    syntax_aware: bool = True             # Request.syntax: tree-sitter planning/truncation in the pipeline
 
 
 @dataclass
@@ -75,6 +80,7 @@ class Attempt:
     round_trip_ms: float | None = None    # LSP only: request sent -> response read, as the client sees it
     error: str | None = None              # the completer failed (counts as an empty completion)
     document: str | None = None
+    scope: str | None = None              # the pipeline's plan scope (line, line-rest, inline, string, block)
 
 
 @dataclass
@@ -91,6 +97,7 @@ class TaskRecord:
     latency_ms: float | None
     round_trip_ms: float | None = None
     error: str | None = None
+    scope: str | None = None              # plan scope (None: a baseline, or an empty LSP answer)
 
 
 @dataclass
@@ -151,9 +158,9 @@ WARM_UP_OFFSET = WARM_UP_TEXT.index("        \n") + 8
 class EngineCompleter:
     """`Engine.complete` in this process; the engine may be shared (e.g. across an effort sweep)."""
 
-    def __init__(self, engine: Any, effort: str, max_tokens: int = 32):
-        self.engine, self.effort, self.max_tokens = engine, effort, max_tokens
-        self.label = f"inprocess:{effort}"
+    def __init__(self, engine: Any, effort: str, max_tokens: int = 32, syntax_aware: bool = True):
+        self.engine, self.effort, self.max_tokens, self.syntax_aware = engine, effort, max_tokens, syntax_aware
+        self.label = f"inprocess:{effort}" + ("" if syntax_aware else ":no-syntax-aware")
 
     def warm_up(self) -> None:
         self._complete(WARM_UP_TEXT, WARM_UP_OFFSET, "humaneval/warm-up.py")
@@ -162,7 +169,7 @@ class EngineCompleter:
         from .pipeline import Request
         try:
             return self.engine.complete(Request(text=text, offset=offset, uri=uri, effort=self.effort,
-                                                max_tokens=self.max_tokens))
+                                                max_tokens=self.max_tokens, syntax=self.syntax_aware))
         finally:
             self.engine.forget(uri)
 
@@ -175,7 +182,7 @@ class EngineCompleter:
         if comp is None:  # the planner declined: the editor shows nothing
             return Attempt("", forward_passes=0, tokens=0, latency_ms=(time.perf_counter() - t0) * 1000)
         return Attempt(comp.text, forward_passes=comp.forward_passes, tokens=len(comp.confidences),
-                       latency_ms=comp.latency_ms)
+                       latency_ms=comp.latency_ms, scope=comp.plan.scope)
 
     def close(self) -> None:
         pass
@@ -200,7 +207,7 @@ def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16")
     ins = _insert_text(item)
     data = item.get("data") if isinstance(item.get("data"), dict) else {}  # redraft's payload, if any
     att = Attempt(ins, forward_passes=data.get("forward_passes"), tokens=data.get("tokens"),
-                  latency_ms=data.get("latency_ms"))
+                  latency_ms=data.get("latency_ms"), scope=data.get("scope"))
     rng = item.get("range")
     if rng:
         text = task.text
@@ -229,15 +236,17 @@ class LspCompleter:
     An empty answer carries no payload, so model figures over LSP cover non-empty answers only."""
 
     def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
-                 cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0):
+                 cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0, syntax_aware: bool = True):
         from .jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
         if cmd is None:
             cmd = list(SERVE_CMD)
             if model_dir:
                 cmd += ["--model", str(model_dir)]
             cmd += ["--effort", effort]
-        self.effort, self.label = effort, f"lsp:{effort}"
+        self.effort, self.label = effort, f"lsp:{effort}" + ("" if syntax_aware else ":no-syntax-aware")
         options: dict[str, Any] = {"effort": effort, "maxTokens": max_tokens}
+        if not syntax_aware:
+            options["syntax"] = False
         if threads:
             options["threads"] = threads
         self.client = JsonRpcStdioClient(cmd, timeout=request_timeout_s)
@@ -283,7 +292,8 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
     if config.baseline is not None:
         raise ValueError(f"unknown baseline {config.baseline!r}")
     if config.via == "lsp":
-        return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads)
+        return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads,
+                            syntax_aware=config.syntax_aware)
     if config.via != "inprocess":
         raise ValueError(f"unknown --via {config.via!r}")
     if engine is None:
@@ -291,7 +301,7 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
         from .pipeline import Engine
         # the server's thread rule (threads 0 = auto), so that both vias measure the same latency
         engine = Engine(config.model_dir, threads=config.threads or auto_threads())
-    return EngineCompleter(engine, config.effort, config.max_tokens)
+    return EngineCompleter(engine, config.effort, config.max_tokens, config.syntax_aware)
 
 
 # -- the run -----------------------------------------------------------------------------------------
@@ -348,7 +358,7 @@ def _record(task: InfillTask, att: Attempt, doc_parses: bool, res: ExecResult) -
                       forward_passes=att.forward_passes, tokens=att.tokens,
                       latency_ms=None if att.latency_ms is None else round(att.latency_ms, 2),
                       round_trip_ms=None if att.round_trip_ms is None else round(att.round_trip_ms, 2),
-                      error=att.error)
+                      error=att.error, scope=att.scope)
 
 
 def evaluate_effort(effort: str, *, engine: Any = None, limit: int | None = None, model_dir: str | None = None,
@@ -409,6 +419,7 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
         "statuses": statuses, "completion_errors": sum(r.error is not None for r in records),
         "effort": None if config.baseline else config.effort, "baseline": config.baseline,
         "via": None if config.baseline else config.via, "completer": label, "model_dir": model_dir,
+        "syntax_aware": config.syntax_aware,
         "limit": config.limit, "workers": config.workers, "timeout_s": config.timeout_s,
         "wall_s": round(wall_s, 1),
     }
@@ -434,6 +445,7 @@ def format_table(m: dict[str, Any]) -> str:
         ("outcomes", ", ".join(f"{k} {v}" for k, v in sorted(m["statuses"].items()))),
         ("completer", m["completer"]),
         ("effort", fmt(m["effort"])),
+        ("syntax-aware pipeline", "on" if m.get("syntax_aware", True) else "off"),
         ("model", fmt(m["model_dir"])),
         ("wall time (s)", fmt(m["wall_s"])),
     ]
@@ -463,6 +475,8 @@ def _parser() -> argparse.ArgumentParser:
     he.add_argument("--threads", type=int, default=0, help="torch threads (0: as the server, half the cores, at most 4)")
     he.add_argument("--no-syntax", action="store_true",
                     help="execute programs that do not parse too (they are otherwise recorded as failed)")
+    he.add_argument("--no-syntax-aware", action="store_true",
+                    help="turn the pipeline's tree-sitter planning and truncation off (the plain line rules)")
     he.add_argument("--out", type=Path, default=None, help="write metrics and per-task records as JSON")
     he.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return ap
@@ -475,7 +489,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     config = EvalConfig(subset=a.subset, limit=a.limit, model_dir=a.model, effort=a.effort, workers=a.workers,
                         baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
-                        syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet)
+                        syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet,
+                        syntax_aware=not a.no_syntax_aware)
     tasks = load_tasks(config.subset, None)
     print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {SINGLE_LINE_COUNT})"
           + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)

@@ -1,6 +1,11 @@
 """The one completion pipeline: document + cursor -> context window -> infill plan -> denoising ->
 post-processing. The LSP server, `redraft complete`, the eval harness and the CI bot all call
 `Engine.complete`.
+
+Planning and post-processing live in infill.py: syntax-aware (lsp_server/syntax, tree-sitter) for
+languages with a grammar unless `Request.syntax` is false, the plain line rules otherwise. The
+language comes from `Request.language_id`, else from the uri's extension; `Request.tree` lets the
+server hand over the document's incrementally maintained tree instead of a fresh parse.
 """
 from __future__ import annotations
 
@@ -8,12 +13,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
 from model import checkpoint
 from model.sampler import EFFORTS, Cancelled, ContextCache, generate
+
+from .infill import Plan, plan_infill, postprocess, resolve_tree
 
 __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
 
@@ -30,13 +37,9 @@ class Request:
     context_tokens: int = 320    # prefix + suffix token budget (the model was trained at 384 with the canvas)
     suffix_share: float = 0.3    # fixed share of the budget for the suffix (stable while typing)
     seed: int = 0
-
-
-@dataclass
-class Plan:
-    scope: str          # "line" (a fresh line), "line-rest" (end of a typed line), "inline" (text follows the cursor)
-    canvas_len: int
-    stop_at_newline: bool = True
+    language_id: str | None = None  # LSP languageId; None: guessed from the uri's extension
+    syntax: bool = True          # syntax-aware planning and truncation where the language has a grammar
+    tree: Any = None             # syntax.SyntaxTree / TreeHandle of exactly `text` (the server's), optional
 
 
 @dataclass
@@ -50,21 +53,6 @@ class Completion:
     latency_ms: float = 0.0
     context_tokens: int = 0
     context_reused: int = 0
-
-
-def plan_infill(text: str, offset: int, max_tokens: int) -> Plan | None:
-    """Simple line rules (the tree-sitter planner refines them). None: do not complete here."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    line_end = text.find("\n", offset)
-    line_end = len(text) if line_end < 0 else line_end
-    before, after = text[line_start:offset], text[offset:line_end]
-    if after.strip():
-        if before and (before[-1].isalnum() or before[-1] == "_") and (after[0].isalnum() or after[0] == "_"):
-            return None  # in the middle of an identifier
-        return Plan("inline", min(16, max_tokens))
-    if not before.strip():
-        return Plan("line", max_tokens)
-    return Plan("line-rest", max_tokens)
 
 
 def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
@@ -88,18 +76,9 @@ def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -
     return ids[len(ids) - n_pre:], suffix
 
 
-def _postprocess(completion: str, plan: Plan, text: str, offset: int) -> str:
-    if plan.stop_at_newline:
-        completion = completion.split("\n", 1)[0]
-    completion = completion.rstrip()
-    line_end = text.find("\n", offset)
-    after = text[offset: len(text) if line_end < 0 else line_end]
-    # never repeat what the suffix already has: drop the longest tail that the rest of the line starts with
-    for k in range(min(len(completion), len(after)), 0, -1):
-        if after.startswith(completion[-k:]):
-            completion = completion[:-k].rstrip() if not after.strip() else completion[:-k]
-            break
-    return completion
+def _postprocess(completion: str, plan: Plan, text: str, offset: int, syntax_tree: Any = None,
+                 balance: bool = False) -> str:
+    return postprocess(completion, plan, text, offset, syntax_tree, balance)
 
 
 class Engine:
@@ -124,16 +103,17 @@ class Engine:
             raise ValueError(f"unknown effort {req.effort!r}; choose from {list(EFFORTS)}")
         if not 0 <= req.offset <= len(req.text):
             raise ValueError(f"cursor offset {req.offset} outside the document (length {len(req.text)})")
-        plan = plan_infill(req.text, req.offset, req.max_tokens)
+        t0 = time.perf_counter()
+        tree = resolve_tree(req.text, req.language_id, req.uri, req.tree) if req.syntax else None
+        plan = plan_infill(req.text, req.offset, req.max_tokens, syntax_tree=tree)
         if plan is None:
             return None
-        t0 = time.perf_counter()
         with self._lock:
             pre, suf = _window(self.tok, req.text, req.offset, req.context_tokens, req.suffix_share)
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step)
-        text = _postprocess(res.text, plan, req.text, req.offset)
+        text = _postprocess(res.text, plan, req.text, req.offset, tree, balance=req.syntax)
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
                           forward_passes=res.forward_passes, confidences=res.confidences[: len(res.token_ids)],
                           latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,

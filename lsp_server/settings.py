@@ -11,6 +11,8 @@ snake_case (`max_tokens`). Design decisions:
 * Unknown keys are ignored and reported separately (they are often other tools' settings).
 * `enabled_languages` holds LSP languageIds; `"*"` enables every language. The default is
   Python only: the shipped model is trained on Python.
+* `syntax` (default true) turns the tree-sitter planning and truncation on for languages with a
+  grammar (lsp_server/syntax); false gives the plain line rules, e.g. to measure the difference.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
 """
@@ -37,6 +39,7 @@ class Settings:
     feedback_file: str | None = None        # append accept/reject reports here (JSON lines); None: memory only
     threads: int = 0                        # torch CPU threads; 0: auto (half the cores, at most 4)
     debug_step_delay_ms: int = 0            # test hook, see the module docstring
+    syntax: bool = True                     # tree-sitter planning and truncation (false: the line rules)
 
     def language_enabled(self, language_id: str | None) -> bool:
         langs = self.enabled_languages
@@ -75,6 +78,12 @@ def _languages(v: Any) -> tuple[str, ...]:
     return tuple(x.strip().lower() for x in v if x.strip())
 
 
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("expected true or false")
+    return v
+
+
 _CHECKS: dict[str, Callable[[Any], Any]] = {
     "model_dir": _optional_path,
     "device": _choice(DEVICES),
@@ -85,6 +94,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "feedback_file": _optional_path,
     "threads": _int_in(0, 256),
     "debug_step_delay_ms": _int_in(0, 10_000),
+    "syntax": _bool,
 }
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 

@@ -184,7 +184,7 @@ def test_lsp_path_with_an_oracle_server(tmp_path, tasks):
 
 # -- the real model --------------------------------------------------------------------------------
 
-def _check_model_records(report, n):
+def _check_model_records(report, n, lsp=False):
     m = report.metrics
     assert m["tasks"] == n and 0.0 <= m["pass@1"] <= 1.0 and m["effort"] == "instant"
     for key in ("empty_share", "parse_share", "forward_passes_mean", "tokens_per_forward_pass",
@@ -192,8 +192,11 @@ def _check_model_records(report, n):
         assert m[key] is not None, key
     for r in report.records:
         assert r.status in {"passed", "failed", "timeout", "syntax"} and r.error is None
-        assert isinstance(r.completion, str) and "\n" not in r.completion
+        # one line, except where the syntax-aware planner saw an empty block body ("block" scope)
+        assert isinstance(r.completion, str) and ("\n" not in r.completion or r.scope == "block")
         assert isinstance(r.parses, bool) and r.empty == (not r.completion.strip())
+        if lsp and r.empty:
+            continue  # an empty LSP answer carries no payload (syntax-aware truncation may give nothing)
         assert r.latency_ms > 0 and r.forward_passes is not None and 0 <= r.forward_passes <= 2
 
 
@@ -212,6 +215,6 @@ def test_real_model_run_inprocess(inprocess_report):
 @pytest.mark.skipif(not (ROOT / "lsp_server" / "server.py").exists(), reason="the LSP server is not there yet")
 def test_real_model_via_lsp_gives_the_inprocess_completions(tasks, inprocess_report):
     report = run_eval(EvalConfig(effort="instant", via="lsp", threads=1), tasks=spread(tasks, 3))
-    _check_model_records(report, 3)
+    _check_model_records(report, 3, lsp=True)
     assert [r.completion for r in report.records] == [r.completion for r in inprocess_report.records]
     assert all(r.round_trip_ms is not None for r in report.records if r.completion)

@@ -1,0 +1,239 @@
+"""Syntax-aware post-processing of a sampled candidate.
+
+`finish` applies, in order:
+1. the scope's boundary: single-line scopes end at the first newline; a string scope also at the
+   string's closing delimiter (the suffix closes the string already: quote balance); a block scope
+   keeps the lines of the new body (until a line dedented to the opener's depth or less; in the
+   brace languages also until the line that closes the block, which is dropped when the suffix
+   closes the block already), at most MAX_BLOCK_LINES lines;
+2. bracket balance against the suffix (`balance_brackets`): the candidate may close at most as many
+   brackets as the document leaves unclosed; a closer beyond that (one the suffix closes already)
+   ends the candidate;
+3. duplicate-suffix removal: a tail that the rest of the line starts with is dropped;
+4. syntax-aware truncation (in the spirit of SAFIM's): among cut points of the candidate (line ends
+   for a block, token ends within a line; the whole candidate first) keep the longest prefix whose
+   insertion puts no parse error (ERROR/MISSING node) inside the inserted text and leaves the fewest
+   errors in the document of all cut points, provided that is no more than the document had
+   without it; otherwise nothing. The checks parse only the top-level construct(s) around the
+   cursor (`check_window`), incrementally (an insertion edit on the window's tree): a candidate
+   whose error recovery would run through the rest of a large file costs the window, not the file.
+   A "header" boundary (a missing block header) keeps only prefixes that end with the block opener.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+
+from ..infill import Plan, drop_duplicate_tail
+from .trees import SyntaxTree, encode
+
+__all__ = ["finish", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
+
+MAX_BLOCK_LINES = 12
+MAX_CUTS = 24           # parses per candidate at most
+WINDOW_MAX = 64_000     # a check window larger than this (bytes) gets LARGE_CUTS parses at most
+LARGE_CUTS = 4
+SCAN_CHARS = 20_000     # bracket balance looks this far either way
+_OPEN, _CLOSE = "([{", ")]}"
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def bracket_scan(s: str, line_comment: str | None = "#") -> tuple[list[str], list[int]]:
+    """(unclosed openers, indices of unmatched closers) of s, skipping string literals (one line for
+    ' " `, several for triple quotes) and line comments."""
+    stack: list[str] = []
+    unmatched: list[int] = []
+    i, n = 0, len(s)
+    comments = ("#", "//") if line_comment is None else (line_comment,)
+    while i < n:
+        ch = s[i]
+        if ch in "\"'`":
+            q = s[i:i + 3] if s[i:i + 3] in ('"""', "'''") else ch
+            j = i + len(q)
+            while j < n:
+                if s[j] == "\\":
+                    j += 2
+                    continue
+                if s.startswith(q, j):
+                    j += len(q)
+                    break
+                if s[j] == "\n" and len(q) == 1 and q != "`":
+                    break
+                j += 1
+            i = j
+            continue
+        if any(s.startswith(c, i) for c in comments):
+            nl = s.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        if ch in _OPEN:
+            stack.append(ch)
+        elif ch in _CLOSE:
+            if stack and stack[-1] == _OPEN[_CLOSE.index(ch)]:
+                stack.pop()
+            elif stack:
+                stack.pop()  # mismatched: count it as closing the innermost opener
+            else:
+                unmatched.append(i)
+        i += 1
+    return stack, unmatched
+
+
+def balance_brackets(completion: str, text: str, offset: int, line_comment: str | None = None) -> str:
+    """Cut the candidate at the first closer that the document does not need: the prefix's unclosed
+    brackets minus those the suffix closes is how many the candidate may close."""
+    _, closers = bracket_scan(completion, line_comment)
+    if not closers:
+        return completion
+    pre = text[max(0, offset - SCAN_CHARS): offset]
+    lo = pre.find("\n")  # start the windows on line boundaries
+    pre = pre[lo + 1:] if offset > SCAN_CHARS and lo >= 0 else pre
+    suf = text[offset: offset + SCAN_CHARS]
+    open_before, _ = bracket_scan(pre, line_comment)
+    _, close_after = bracket_scan(suf, line_comment)
+    allowed = max(0, len(open_before) - len(close_after))
+    if len(closers) <= allowed:
+        return completion
+    return completion[: closers[allowed]].rstrip()
+
+
+def _width(indent: str) -> int:
+    return len(indent.expandtabs(8))
+
+
+def block_lines(completion: str, plan: Plan, text: str, offset: int, indent_blocks: bool,
+                line_comment: str) -> str:
+    """The lines of a new block body (see the module docstring)."""
+    lines = completion.split("\n")
+    keep: list[str] = []
+    depth = 0
+    rest = text[offset:]
+    suffix_closes = rest.split("\n", 1)[1].lstrip().startswith("}") if "\n" in rest else rest.lstrip().startswith("}")
+    for k, line in enumerate(lines[:MAX_BLOCK_LINES]):
+        body = line.rstrip()
+        if not indent_blocks:
+            opened, closers = bracket_scan(body, line_comment)
+            if closers and depth - len(closers) < 0 and body.lstrip()[:1] in _CLOSE:
+                if not suffix_closes:
+                    keep.append(body)  # the block's closer, which the document does not have yet
+                break
+            depth += len(opened) - len(closers)
+        if k and body.strip() and _width(body[: len(body) - len(body.lstrip())]) <= _width(plan.indent):
+            break  # back at the opener's depth: the block has ended
+        keep.append(body)
+    while keep and not keep[-1].strip():
+        keep.pop()
+    return "\n".join(keep)
+
+
+def _cut_points(candidate: str, multiline: bool) -> list[int]:
+    """Candidate prefix lengths to try, in order."""
+    if multiline and "\n" in candidate:
+        cuts, pos = [], 0
+        for line in candidate.split("\n"):
+            pos += len(line)
+            if line.strip():
+                cuts.append(pos)
+            pos += 1
+        cuts = sorted(set(cuts), reverse=True)
+        first = candidate.find("\n")
+        return cuts + [c for c in _cut_points(candidate[:first], False) if c != first]
+    ends = sorted({m.end() for m in _TOKEN.finditer(candidate)} | {len(candidate.rstrip())}, reverse=True)
+    # prefixes that leave no bracket of their own open first (only those can be clean when the
+    # suffix closes nothing), each group longest first
+    return sorted((e for e in ends if e > 0), key=lambda e: (bool(bracket_scan(candidate[:e])[0]), -e))
+
+
+def _introduced(errors: list[tuple[int, int, bool]], lo: int, hi: int) -> bool:
+    """Does an error lie inside the inserted bytes [lo, hi)? An ERROR node within them, or a MISSING
+    node strictly between their ends (one at the end is the suffix's business: a `;` still to type)."""
+    for start, end, missing in errors:
+        if missing and lo < start < hi:
+            return True
+        if not missing and lo <= start and end <= hi and end > start:
+            return True
+    return False
+
+
+def check_window(st: SyntaxTree, b: int) -> tuple[int, int]:
+    """Bytes [lo, hi) of the document that a candidate at byte b is checked in: the top-level
+    construct(s) around the cursor (the one containing it, or the ones either side of a cursor
+    between them). Top-level definitions parse independently, and a candidate's errors (an unclosed
+    bracket swallowing the rest of a file ...) then cost the window's parse, not the document's."""
+    root = st.root
+    node = root.descendant_for_byte_range(max(0, b - 1), b)
+    top = None
+    while node is not None and node.parent is not None:
+        top, node = node, node.parent
+    if top is not None and top.start_byte <= b <= top.end_byte:
+        lo, hi = top.start_byte, top.end_byte
+    else:
+        kids = root.children
+        k = bisect.bisect_left([c.end_byte for c in kids], b + 1)  # the first child ending after b
+        after = kids[k] if k < len(kids) else None
+        before = kids[k - 1] if k > 0 else None
+        lo = before.start_byte if before is not None else 0
+        hi = after.end_byte if after is not None else len(st.source)
+    lo = min(lo, b)
+    lo = st.source.rfind(b"\n", 0, lo) + 1   # whole lines (keeps the first line's indentation)
+    return lo, max(hi, b)
+
+
+def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline: bool = False,
+                    must_end_with: str | None = None) -> str:
+    """The longest prefix at a cut point that puts no parse error inside the inserted text and leaves
+    the document with the fewest errors (no more than it had without the insertion); with
+    `must_end_with`, only prefixes ending with it (a block header's ":"); else ""."""
+    if not candidate.strip():
+        return ""
+    lo, hi = check_window(st, offset_byte)
+    max_cuts = MAX_CUTS
+    if hi - lo > WINDOW_MAX:
+        max_cuts = LARGE_CUTS
+    if (lo, hi) != (0, len(st.source)):
+        st = SyntaxTree.from_bytes(st.lang, st.source[lo:hi])
+        offset_byte -= lo
+    base = st.error_count()
+    best_len, best_err = 0, base
+    cuts = _cut_points(candidate, multiline)
+    if must_end_with:
+        cuts = [c for c in cuts if candidate[:c].rstrip().endswith(must_end_with)]
+    for n, cut in enumerate(cuts):
+        if n >= max_cuts:
+            break
+        piece = candidate[:cut]
+        errors = st.insertion(offset_byte, piece).errors()
+        if _introduced(errors, offset_byte, offset_byte + len(encode(piece))):
+            continue
+        if len(errors) < best_err or (len(errors) == best_err and best_len == 0):
+            best_len, best_err = cut, len(errors)
+        if not errors:
+            break  # nothing shorter can be better
+    return candidate[:best_len].rstrip()
+
+
+def finish(completion: str, plan: Plan, text: str, offset: int, st: SyntaxTree) -> str:
+    lang = st.lang
+    if plan.scope == "block":
+        completion = block_lines(completion, plan, text, offset, lang.indent_blocks, lang.spec.line_comment)
+    else:
+        completion = completion.split("\n", 1)[0]
+    if plan.quote:
+        i = 0
+        while True:
+            j = completion.find(plan.quote, i)
+            if j < 0:
+                break
+            if j > 0 and completion[j - 1] == "\\" and not completion[:j].endswith("\\\\"):
+                i = j + 1
+                continue
+            completion = completion[:j]
+            break
+    completion = completion.rstrip()
+    if plan.scope != "string":
+        completion = balance_brackets(completion, text, offset, lang.spec.line_comment)
+    completion = drop_duplicate_tail(completion, text, offset)
+    if not completion.strip():
+        return ""
+    return syntax_truncate(completion, st, len(encode(text[:offset])), multiline=plan.scope == "block",
+                           must_end_with=st.lang.block_opener if plan.boundary == "header" else None)
