@@ -109,7 +109,9 @@ class Engine:
         if plan is None:
             return None
         with self._lock:
-            pre, suf = _window(self.tok, req.text, req.offset, req.context_tokens, req.suffix_share)
+            # context + canvas stay within the length the model was trained at (3 sentinel tokens)
+            budget = min(req.context_tokens, self.loaded.config.max_seq_len - plan.canvas_len - 3)
+            pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step)
