@@ -37,6 +37,7 @@ class Request:
     context_tokens: int = 320    # prefix + suffix token budget (the model was trained at 384 with the canvas)
     suffix_share: float = 0.3    # fixed share of the budget for the suffix (stable while typing)
     seed: int = 0
+    min_tokens: int = 1          # never an empty infill from the model (post-processing may still cut it)
     language_id: str | None = None  # LSP languageId; None: guessed from the uri's extension
     syntax: bool = True          # syntax-aware planning and truncation where the language has a grammar
     tree: Any = None             # syntax.SyntaxTree / TreeHandle of exactly `text` (the server's), optional
@@ -114,7 +115,8 @@ class Engine:
             pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
-                           seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step)
+                           seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
+                           min_tokens=req.min_tokens)
         text = _postprocess(res.text, plan, req.text, req.offset, tree, balance=req.syntax)
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
                           forward_passes=res.forward_passes, confidences=res.confidences[: len(res.token_ids)],

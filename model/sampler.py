@@ -118,7 +118,10 @@ def generate(
     cache: ContextCache | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_step: Callable[[str, int], None] | None = None,
+    min_tokens: int = 0,
 ) -> SampleResult:
+    """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
+    completion wants one; a small model otherwise falls back on the safe empty answer)."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
@@ -134,10 +137,16 @@ def generate(
         if should_stop is not None and should_stop():
             raise Cancelled()
         h, _ = model(canvas[None], pos, past=kv)
-        logits = model.logits(h[0]).float()
+        idx = masked.nonzero().squeeze(1)          # the LM head only where something is undecided
+        logits = model.logits(h[0, idx]).float()   # (M, V)
         logits[:, banned] = float("-inf")
         logits[:, tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
-        tokens, conf = pick(logits, temperature, gen)
+        logits[idx < min_tokens, tok.eom_id] = float("-inf")  # the infill is at least min_tokens long
+        picked, picked_conf = pick(logits, temperature, gen)
+        tokens = canvas.clone()
+        tokens[idx] = picked
+        conf = torch.full((L,), -1.0)
+        conf[idx] = picked_conf
         steps += 1
         commit = choose_commits(conf, masked, eff.threshold, last=steps >= eff.max_steps)
         canvas = torch.where(commit, tokens, canvas)
