@@ -30,10 +30,11 @@ def plot(points: list[dict], png: Path) -> None:
     xs = [p["forward_passes_per_task"] for p in points]
     ys = [100 * p["pass_at_1"] for p in points]
     ax.plot(xs, ys, "o-")
-    for p, x, y in zip(points, xs, ys):
-        ax.annotate(f'{p["effort"]} ({p["tokens_per_forward_pass"]:.1f} tok/pass)', (x, y),
-                    textcoords="offset points", xytext=(4, 4), fontsize=8)
-    ax.set_xlabel("forward passes per task (mean)")
+    for i, (p, x, y) in enumerate(zip(points, xs, ys)):
+        ax.annotate(p["effort"], (x, y), textcoords="offset points", xytext=(4, 6 if i % 2 else -12), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("forward passes per task (mean, log scale)")
     ax.set_ylabel("pass@1 (%)")
     ax.set_title("HumanEval single-line infilling: pass@1 vs forward passes")
     ax.grid(alpha=0.3)
@@ -50,7 +51,11 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="test-execution subprocesses")
     ap.add_argument("--out", default=str(ROOT / "bench" / "parallelism.json"))
     ap.add_argument("--png", default=str(ROOT / "bench" / "parallelism.png"))
+    ap.add_argument("--replot", action="store_true", help="only redraw the PNG from --out")
     a = ap.parse_args(argv)
+    if a.replot:
+        plot(json.loads(Path(a.out).read_text()), Path(a.png))
+        return 0
     engine = Engine(a.model, threads=a.threads)
     points = []
     for effort in a.efforts.split(","):

@@ -25,7 +25,7 @@ def cmd_complete(argv: list[str]) -> int:
     ap.add_argument("line", type=int, help="1-based line")
     ap.add_argument("col", type=int, help="1-based column, in characters")
     ap.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
-    ap.add_argument("--effort", default="medium", choices=EFFORT_NAMES)
+    ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
     ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
     a = ap.parse_args(argv)
     try:

@@ -134,7 +134,7 @@ def _summary(rows: list[Row], stats: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="redraft demo", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--effort", default="medium", choices=EFFORT_NAMES)
+    ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
     ap.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
     ap.add_argument("--file", type=Path, default=None, help="start from this Python file instead of the sample")
     a = ap.parse_args(sys.argv[1:] if argv is None else argv)

@@ -50,10 +50,11 @@ class ModelKey:
 
 
 def auto_threads() -> int:
-    """Half the cores, at most 4: a small model gains little from more, and an editor's background
-    helper must not starve the editor (or a training run) of CPU. Oversubscribed cores make torch's
-    spinning worker threads 10-50x slower, so erring low is the safe side."""
-    return max(1, min(4, (os.cpu_count() or 2) // 2))
+    """Every core up to 4: a completion is a short burst while the user types, and on a 2-core
+    machine the second thread takes warm latency from ~100 ms to ~85 ms (bench/RESULTS.md). Set
+    `threads: 1` when something else keeps the cores busy (oversubscribed cores make torch's
+    spinning worker threads many times slower)."""
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def _construct(key: ModelKey) -> tuple["Engine", list[str]]:

@@ -56,7 +56,7 @@ class EvalConfig:
     subset: str = "single-line"
     limit: int | None = None
     model_dir: str | None = None
-    effort: str = "medium"
+    effort: str = "low"
     workers: int = 2
     baseline: str | None = None           # None (the model) | "truth" | "empty"
     via: str = "inprocess"                # "inprocess" | "lsp" (the CLI defaults to "lsp")
@@ -464,7 +464,7 @@ def _parser() -> argparse.ArgumentParser:
     he.add_argument("--subset", default="single-line", choices=SUBSETS)
     he.add_argument("--limit", type=int, default=None, help="evaluate an evenly spaced sample of N tasks")
     he.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
-    he.add_argument("--effort", default="medium", choices=EFFORT_CHOICES)
+    he.add_argument("--effort", default="low", choices=EFFORT_CHOICES)
     he.add_argument("--workers", type=int, default=2, help="programs executed in parallel (default 2)")
     he.add_argument("--baseline", choices=("truth", "empty"), default=None,
                     help="harness self-check: insert the true line (must be 100%%) or nothing (near 0)")

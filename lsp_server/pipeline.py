@@ -32,7 +32,7 @@ class Request:
     text: str                    # the whole document
     offset: int                  # cursor, as a character (code point) offset into text
     uri: str = "untitled"        # cache key: one context cache per document
-    effort: str = "medium"
+    effort: str = "low"
     max_tokens: int = 32         # canvas cap for single-line scopes
     context_tokens: int = 320    # prefix + suffix token budget (the model was trained at 384 with the canvas)
     suffix_share: float = 0.3    # fixed share of the budget for the suffix (stable while typing)

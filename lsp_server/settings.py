@@ -32,7 +32,7 @@ DEVICES = ("auto", "cpu", "cuda")
 class Settings:
     model_dir: str | None = None            # checkpoint directory; None: the shipped model
     device: str = "auto"                    # auto | cpu | cuda
-    effort: str = "medium"                  # instant | low | medium | high
+    effort: str = "low"                     # instant | low | medium | high | max (low: the typing latency target)
     max_tokens: int = 32                    # canvas cap for one completion
     context_tokens: int = 320               # prefix + suffix token budget
     enabled_languages: tuple[str, ...] = ("python",)

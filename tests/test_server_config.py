@@ -51,9 +51,9 @@ async def test_bad_initialization_options_get_a_message_and_defaults(client: Lan
         assert key in shown[0].message
     assert "using the default 32" in shown[0].message           # maxTokens
     assert messages(client, "frobnicate")                         # unknown keys are logged, not fatal
-    result = await inline(client, "file:///conf.py", RETURN_POS)  # defaults: python on, effort medium
+    result = await inline(client, "file:///conf.py", RETURN_POS)  # defaults: python on, effort low
     assert len(result.items) == 1
-    assert result.items[0].command.arguments[0]["forward_passes"] <= 8  # medium: at most 8 steps
+    assert result.items[0].command.arguments[0]["forward_passes"] <= 4  # low: at most 4 steps
 
 
 async def test_disabled_language_answers_empty(client: LanguageClient):
