@@ -1,6 +1,6 @@
 """Latency through the real server while typing (stdio, `redraft serve`), and its resident memory.
 
-    .venv/bin/python bench/latency.py [--model DIR] [--effort medium] [--threads 0] [--lines 12]
+    .venv/bin/python bench/latency.py [--model DIR] [--effort low] [--threads 0] [--lines 12]
 
 Plays an editor on a real file (the standard library's textwrap.py): the model loads, the file is
 opened, then at a spread of lines the rest of the line is deleted and retyped one character per
@@ -54,14 +54,14 @@ def complete(client: JsonRpcStdioClient, uri: str, text: str, offset: int) -> fl
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=None)
-    ap.add_argument("--effort", default="medium")
+    ap.add_argument("--effort", default=None, help="default: the server's own default")
     ap.add_argument("--threads", type=int, default=0, help="server torch threads (0 = the server's default)")
     ap.add_argument("--lines", type=int, default=12, help="lines to retype")
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args(argv)
     src = Path(textwrap.__file__).read_text()
     cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
-    opts = {"effort": a.effort, **({"threads": a.threads} if a.threads else {})}
+    opts = {**({"effort": a.effort} if a.effort else {}), **({"threads": a.threads} if a.threads else {})}
     client = JsonRpcStdioClient(cmd, timeout=120)
     try:
         t0 = time.perf_counter()
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
                 typing.append(complete(client, u, text, offset))
             client.close_document(u)
         mem = rss_mib(client.proc.pid)
-        res = {"effort": a.effort, "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
+        res = {"effort": a.effort or "server default", "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
                "first_request_ms": round(first_ms, 1), "new_file_ms": round(new_file_ms, 1),
                "typing_requests": len(typing), "typing_p50_ms": round(pct(typing, 0.5), 1),
                "typing_p95_ms": round(pct(typing, 0.95), 1), "typing_max_ms": round(max(typing), 1),
