@@ -129,7 +129,7 @@ def _summary(rows: list[Row], stats: dict[str, Any]) -> None:
     fb = stats.get("feedback", {})
     print(f"  feedback (kept on this machine): shown {fb.get('shown')}, accepted {fb.get('accepted')},"
           f" rejected {fb.get('rejected')}")
-    print("  (completion quality is the checkpoint's: the shipped model/weights may be untrained)")
+    print("  (completion quality is the checkpoint's: the shipped model is small and briefly trained, see model/weights/README.md)")
 
 
 def main(argv: list[str] | None = None) -> int:
