@@ -7,8 +7,9 @@ import sys
 import time
 from typing import Any
 
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 SERVE = [sys.executable, "-m", "lsp_server.cli", "serve"]
 # one torch thread: the test machine is small and busy. "syntax": False: the protocol tests assert that
@@ -95,3 +96,15 @@ async def stats(client: LanguageClient) -> dict[str, Any]:
 def messages(client: LanguageClient, needle: str) -> list[str]:
     """showMessage and logMessage texts that contain `needle`."""
     return [m.message for m in [*client.messages, *client.log_messages] if needle in m.message]
+
+
+def ready_client(options: dict[str, Any] | None = None):
+    """A module-scoped pytest-lsp `client` fixture: the real server over stdio, initialized with
+    TEST_OPTIONS + `options`, the model loaded; shut down after the module."""
+    @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
+    async def client(lsp_client: LanguageClient):
+        await start(lsp_client, options)
+        await model_ready(lsp_client)
+        yield
+        await lsp_client.shutdown_session()
+    return client

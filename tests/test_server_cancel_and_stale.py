@@ -7,24 +7,18 @@ import asyncio
 import time
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_helpers import (RETURN_POS, SAMPLE, SERVE, configure, inline, inline_params, insert, model_ready,
+from lsp_helpers import (ready_client, RETURN_POS, SAMPLE, configure, inline, inline_params, insert,
                          open_doc, popup, start, stats)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 DELAY_MS = 200
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
-async def client(lsp_client: LanguageClient):
-    await start(lsp_client, {"debugStepDelayMs": DELAY_MS, "effort": "instant"})
-    await model_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = ready_client({"debugStepDelayMs": DELAY_MS, "effort": "instant"})
 
 
 def send_inline(client: LanguageClient, msg_id: str, uri: str, pos: types.Position) -> asyncio.Future:

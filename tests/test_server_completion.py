@@ -3,22 +3,16 @@ accept / reject commands its items carry."""
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_helpers import RETURN_POS, SAMPLE, SERVE, inline, model_ready, open_doc, popup, start, stats
+from lsp_helpers import ready_client, RETURN_POS, SAMPLE, inline, open_doc, popup, start, stats
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
-async def client(lsp_client: LanguageClient):
-    await start(lsp_client)
-    await model_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = ready_client()
 
 
 async def test_one_item_with_a_text_edit(client: LanguageClient):

@@ -3,21 +3,15 @@ astral-plane characters and CRLF, and a typing session of incremental edits."""
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_helpers import RETURN_POS, SAMPLE, SERVE, inline, insert, model_ready, open_doc, popup, start
+from lsp_helpers import ready_client, RETURN_POS, SAMPLE, inline, insert, open_doc, popup, start
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
-async def client(lsp_client: LanguageClient):
-    await start(lsp_client)
-    await model_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = ready_client()
 
 
 async def test_result_shape_and_insertion_range(client: LanguageClient):

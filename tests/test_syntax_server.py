@@ -3,11 +3,10 @@ the tree-sitter wheels), trees kept across incremental edits, and the `syntax` s
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from lsp_helpers import SERVE, configure, inline, insert, model_ready, open_doc, start, stats
+from lsp_helpers import ready_client, configure, inline, insert, open_doc, start, stats
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -15,13 +14,7 @@ JS = "function total(xs) {\n  let s = 0;\n  if (xs.length > 0) {\n    \n  }\n  r
 BLOCK_POS = types.Position(line=3, character=4)    # the empty body of the `if` block
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
-async def client(lsp_client: LanguageClient):
-    await start(lsp_client, {"enabledLanguages": ["python", "javascript", "rust"], "effort": "low",
-                              "syntax": True})
-    await model_ready(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+client = ready_client({"enabledLanguages": ["python", "javascript", "rust"], "effort": "low", "syntax": True})
 
 
 async def test_javascript_block_scope(client: LanguageClient):
