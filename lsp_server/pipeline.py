@@ -77,11 +77,6 @@ def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -
     return ids[len(ids) - n_pre:], suffix
 
 
-def _postprocess(completion: str, plan: Plan, text: str, offset: int, syntax_tree: Any = None,
-                 balance: bool = False) -> str:
-    return postprocess(completion, plan, text, offset, syntax_tree, balance)
-
-
 class Engine:
     """One model, loaded once, shared by every request; a context cache per document."""
 
@@ -117,7 +112,7 @@ class Engine:
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
                            min_tokens=req.min_tokens)
-        text = _postprocess(res.text, plan, req.text, req.offset, tree, balance=req.syntax)
+        text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
                           forward_passes=res.forward_passes, confidences=res.confidences[: len(res.token_ids)],
                           latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,
