@@ -9,6 +9,7 @@ server hand over the document's incrementally maintained tree instead of a fresh
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,9 +19,12 @@ from typing import Any, Callable
 import torch
 
 from model import checkpoint
-from model.sampler import EFFORTS, Cancelled, ContextCache, generate
+from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, generate
 
 from .infill import Plan, plan_infill, postprocess, resolve_tree
+from .syntax.constraints import HEADER_LENGTHS, header_masks
+from .syntax.trees import encode
+from .syntax.truncate import insertion_errors
 
 __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
 
@@ -77,6 +81,12 @@ def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -
     return ids[len(ids) - n_pre:], suffix
 
 
+def _score(res: SampleResult) -> float:
+    """Mean log-probability of a candidate's committed tokens (higher is better)."""
+    c = res.confidences
+    return sum(math.log(max(x, 1e-9)) for x in c) / max(len(c), 1)
+
+
 class Engine:
     """One model, loaded once, shared by every request; a context cache per document."""
 
@@ -89,6 +99,32 @@ class Engine:
         self.model, self.tok = self.loaded.model, self.loaded.tokenizer
         self._caches: dict[str, ContextCache] = {}
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
+
+    def _header(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop):
+        """A missing Python block header that the free sample did not produce: fixed-length
+        candidates constrained to start with a compound-statement keyword and end with ":"; the
+        candidate that survives truncation and leaves the fewest parse errors around the cursor (fewer
+        than no header; then the best score) wins, else nothing.
+        Returns (result, text, forward passes spent)."""
+        first, last = header_masks(self.tok)
+        at = len(encode(req.text[: req.offset]))
+        best, passes = None, 0
+        base = insertion_errors(tree, at, "")  # a header must leave fewer errors than no header
+        for n in HEADER_LENGTHS:
+            if n > plan.canvas_len:
+                break
+            res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
+                           seed=req.seed, cache=cache, should_stop=should_stop, length=n,
+                           allow={0: first, -1: last})
+            passes += res.forward_passes
+            text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
+            if text:
+                key = (insertion_errors(tree, at, text), -_score(res))
+                if key[0] < base and (best is None or key < best[0]):
+                    best = (key, res, text)
+        if best is None:
+            return res, "", passes
+        return best[1], best[2], passes
 
     def forget(self, uri: str) -> None:
         self._caches.pop(uri, None)
@@ -112,8 +148,12 @@ class Engine:
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
                            min_tokens=req.min_tokens)
-        text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
+            text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
+            passes = res.forward_passes
+            if plan.boundary == "header" and not text:
+                res, text, extra = self._header(req, plan, tree, pre, suf, cache, should_stop)
+                passes += extra
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
-                          forward_passes=res.forward_passes, confidences=res.confidences[: len(res.token_ids)],
+                          forward_passes=passes, confidences=res.confidences[: len(res.token_ids)],
                           latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,
                           context_reused=res.context_reused)

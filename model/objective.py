@@ -1,7 +1,13 @@
 """Absorbing-state masked diffusion objective (MDLM / LLaDA) on [context | canvas] rows.
 
-Per row draw t ~ U(eps, 1], replace each canvas token by <mask> with probability t (at least one),
-and take cross-entropy on the masked positions weighted by 1/t, normalised by the canvas length.
+Per row draw t in (eps, 1] (stratified across the batch: row i gets U((i + u)/B), so every batch
+covers the whole noise range), replace each canvas token by <mask> with probability t (at least one),
+and take cross-entropy on the masked positions normalised by the number of masked positions.
+
+Design decision: MDLM / LLaDA weight each masked token by 1/(t * L); the realised count of masked
+tokens has that same expectation (t * L), so dividing by it estimates the same quantity without the
+1000x weights a row with t near eps gets (with 16-row batches those outliers dominated the gradient
+norm, and clipping then throttled every other row and the next-token term).
 
 Design decision: the context is encoded causally (for exact, reusable key/value caching), so each
 context position can also predict the next context token at no extra forward cost. That auxiliary
@@ -34,8 +40,9 @@ def collate(examples, pad_id: int, seq_len: int):
 def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Tensor | None = None, eps: float = 1e-3):
     """Mask canvas tokens. Returns noisy tokens, bool masked (B,T), t (B,)."""
     B, T = tokens.shape
-    if t is None:
-        t = eps + (1 - eps) * torch.rand(B, generator=gen)
+    if t is None:  # stratified: one draw per stratum of (0, 1], strata shuffled across rows
+        u = (torch.randperm(B, generator=gen) + torch.rand(B, generator=gen)) / B
+        t = eps + (1 - eps) * u
     t = t.to(tokens.device)
     pos = torch.arange(T, device=tokens.device)[None]
     canvas = (pos >= n_ctx[:, None]) & (pos < (n_ctx + n_can)[:, None])
@@ -61,7 +68,7 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     logits = model.logits(h).float()                                  # (B, T, V)
     logp = logits.log_softmax(-1)                                     # shared by both terms
     ce = -logp.gather(-1, tokens[..., None]).squeeze(-1)              # (B, T)
-    w = masked.float() / (t[:, None] * n_can.clamp(min=1)[:, None])
+    w = masked.float() / masked.sum(1, keepdim=True).clamp(min=1)   # mean over each row's masked tokens
     diff = (ce * w).sum() / B
     with torch.no_grad():
         acc = ((logits.argmax(-1) == tokens) & masked).sum() / masked.sum().clamp(min=1)

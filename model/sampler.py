@@ -84,14 +84,32 @@ def banned_ids(tok: Tokenizer) -> list[int]:
     return sorted(i for i in tok.special_ids if i != tok.eom_id)
 
 
-def pick(logits: torch.Tensor, temperature: float, gen: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
-    """logits (N, V) float32 -> token (N,), confidence (N,) = probability of the token."""
+def pick(logits: torch.Tensor, eom_id: int, temperature: float, gen: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """logits (N, V) float32 -> token (N,), confidence (N,).
+
+    Design decision: whether a position is filler is a yes/no question, decided by the filler's
+    probability against all content tokens together (filler iff p(<eom>) > 1/2), and only then which
+    content token. Taking the plain argmax instead picks <eom> wherever the content is uncertain
+    (its mass spreads over many tokens while the filler's sits on one), and a small model's infills
+    then collapse to a single token. Confidence: p(<eom>) for filler, else the token's probability.
+    """
     probs = torch.softmax(logits, dim=-1)
+    p_eom = probs[:, eom_id]
+    content = probs.clone()
+    content[:, eom_id] = 0.0
     if temperature > 0:
-        tokens = torch.multinomial(torch.softmax(logits / temperature, -1), 1, generator=gen).squeeze(-1)
+        is_eom = torch.rand(p_eom.shape, generator=gen) < p_eom
+        scaled = torch.softmax(logits / temperature, -1)
+        scaled[:, eom_id] = 0.0
+        ok = scaled.sum(-1, keepdim=True) > 0
+        scaled = torch.where(ok, scaled, torch.ones_like(scaled))  # a row with only <eom> allowed
+        tokens = torch.multinomial(scaled, 1, generator=gen).squeeze(-1)
     else:
-        tokens = probs.argmax(-1)
-    return tokens, probs.gather(-1, tokens[:, None]).squeeze(-1)
+        is_eom = p_eom > 0.5
+        tokens = content.argmax(-1)
+    tokens = torch.where(is_eom, torch.full_like(tokens, eom_id), tokens)
+    conf = torch.where(is_eom, p_eom, content.gather(-1, tokens[:, None]).squeeze(-1))
+    return tokens, conf
 
 
 def choose_commits(conf: torch.Tensor, masked: torch.Tensor, threshold: float, last: bool) -> torch.Tensor:
@@ -119,9 +137,16 @@ def generate(
     should_stop: Callable[[], bool] | None = None,
     on_step: Callable[[str, int], None] | None = None,
     min_tokens: int = 0,
+    length: int | None = None,
+    allow: dict[int, torch.Tensor] | None = None,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
-    completion wants one; a small model otherwise falls back on the safe empty answer)."""
+    completion wants one; a small model otherwise falls back on the safe empty answer).
+    length: a fixed infill length in tokens: the canvas starts as [<mask> * length | <eom> ...] and
+    the model only chooses the content.
+    allow: canvas position -> bool (vocab,) mask of the tokens that position may hold (grammar
+    constraints, e.g. a block header's first and last token); negative positions count back from
+    `length` (-1: the last content token) and need it."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
@@ -130,6 +155,24 @@ def generate(
     C, L = len(ctx), canvas_len
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long)
     conf_of = torch.zeros(L)
+    if length is not None:
+        length = max(1, min(length, L))
+        canvas[length:] = tok.eom_id
+        conf_of[length:] = 1.0
+        min_tokens = length
+    rules: dict[int, torch.Tensor] = {}  # canvas position -> allowed (model vocab,) bool
+    for p, m in (allow or {}).items():
+        if p < 0:
+            if length is None:
+                raise ValueError("negative positions in `allow` need a fixed `length`")
+            p += length
+        if 0 <= p < L:
+            full = torch.zeros(model.cfg.vocab_size, dtype=torch.bool)  # the model's rows (>= the tokenizer's)
+            n = min(len(m), len(full))
+            full[:n] = m[:n].to(torch.bool)
+            rules[p] = rules[p] & full if p in rules else full
+            if not rules[p].any():
+                raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L)[None]
     banned = torch.tensor(banned_ids(tok))
     steps = 0
@@ -142,7 +185,11 @@ def generate(
         logits[:, banned] = float("-inf")
         logits[:, tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
         logits[idx < min_tokens, tok.eom_id] = float("-inf")  # the infill is at least min_tokens long
-        picked, picked_conf = pick(logits, temperature, gen)
+        for p, m in rules.items():
+            row = (idx == p).nonzero()
+            if len(row):
+                logits[int(row[0]), ~m] = float("-inf")
+        picked, picked_conf = pick(logits, tok.eom_id, temperature, gen)
         tokens = canvas.clone()
         tokens[idx] = picked
         conf = torch.full((L,), -1.0)

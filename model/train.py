@@ -47,6 +47,7 @@ class TrainConfig:
     seed: int = 1234
     device: str = "auto"
     threads: int = 0                   # torch CPU threads; 0 = torch default
+    compile: int = 0                   # 1 = torch.compile the training forward (CPU: ~25% faster steps after ~70 s of compiling)
     extra: dict = field(default_factory=dict)
 
 
@@ -131,6 +132,7 @@ def train(cfg: TrainConfig) -> Path:
         mcfg.max_seq_len = cfg.seq_len
         model = Transformer(mcfg)
     model.to(dev).train()
+    fwd = torch.compile(model) if cfg.compile else model  # same parameters; checkpoints save `model`
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
@@ -170,7 +172,7 @@ def train(cfg: TrainConfig) -> Path:
         batch = collate(list(itertools.islice(stream, cfg.batch_size)), tok.pad_id, cfg.seq_len)
         tokens, n_ctx, n_can = batch
         with amp:
-            loss, stats = loss_fn(model, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
+            loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()

@@ -67,3 +67,35 @@ def test_on_step_reports_drafts(io):
     res = generate(model, tok, pre, suf, canvas_len=16, on_step=lambda text, step: drafts.append((step, text)))
     assert [s for s, _ in drafts] == list(range(1, res.forward_passes + 1))
     assert drafts[-1][1] == res.text
+
+
+def test_pick_decides_filler_against_all_content():
+    """<eom> is the single most likely token but the content tokens together outweigh it: content."""
+    import torch
+    from model.sampler import pick
+    eom = 2
+    probs = torch.tensor([[0.0, 0.0, 0.30, 0.25, 0.25, 0.20],    # content 0.70 > filler 0.30
+                          [0.0, 0.0, 0.60, 0.20, 0.10, 0.10]])   # filler majority
+    tokens, conf = pick(probs.log(), eom, 0.0, None)
+    assert tokens.tolist() == [3, eom]
+    assert conf[0].item() == pytest.approx(0.25) and conf[1].item() == pytest.approx(0.60)
+
+
+def test_fixed_length_and_allowed_tokens(io):
+    """`length` gives exactly that many infill tokens; `allow` restricts the first and last one."""
+    import torch
+    model, tok, pre, suf = io
+    first = torch.zeros(tok.vocab_size, dtype=torch.bool)
+    last = torch.zeros(tok.vocab_size, dtype=torch.bool)
+    first[tok.encode("if")[0]] = True
+    colon = tok.encode(":")
+    assert len(colon) == 1
+    last[colon[0]] = True
+    for n in (2, 3, 6):
+        res = generate(model, tok, pre, suf, canvas_len=16, effort="low", length=n, allow={0: first, -1: last})
+        assert len(res.token_ids) == n
+        assert res.token_ids[0] == tok.encode("if")[0] and res.token_ids[-1] == colon[0]
+    with pytest.raises(ValueError):  # -1 means nothing without a fixed length
+        generate(model, tok, pre, suf, canvas_len=16, allow={-1: last})
+    with pytest.raises(ValueError):  # one position, two disjoint sets
+        generate(model, tok, pre, suf, canvas_len=16, length=1, allow={0: first, -1: last})

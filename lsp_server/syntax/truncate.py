@@ -21,13 +21,14 @@
 """
 from __future__ import annotations
 
+import ast
 import bisect
 import re
 
 from ..infill import Plan, drop_duplicate_tail
 from .trees import SyntaxTree, encode
 
-__all__ = ["finish", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
+__all__ = ["finish", "insertion_errors", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
 
 MAX_BLOCK_LINES = 12
 MAX_CUTS = 24           # parses per candidate at most
@@ -177,6 +178,24 @@ def check_window(st: SyntaxTree, b: int) -> tuple[int, int]:
     lo = min(lo, b)
     lo = st.source.rfind(b"\n", 0, lo) + 1   # whole lines (keeps the first line's indentation)
     return lo, max(hi, b)
+
+
+def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
+    """Parse errors in the check window around offset_byte once `piece` is inserted there. Python
+    windows are also compiled (tree-sitter's grammar is lenient where CPython is not, e.g. a `try:`
+    with no `except`): a SyntaxError counts as one more error."""
+    lo, hi = check_window(st, offset_byte)
+    if (lo, hi) != (0, len(st.source)):
+        st = SyntaxTree.from_bytes(st.lang, st.source[lo:hi])
+        offset_byte -= lo
+    n = len(st.insertion(offset_byte, piece).errors())
+    if st.lang.indent_blocks:
+        src = st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]
+        try:
+            compile(src, "<window>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        except (SyntaxError, ValueError):
+            n += 1
+    return n
 
 
 def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline: bool = False,
