@@ -17,6 +17,9 @@ from typing import Callable
 
 import torch
 
+import kernels
+from kernels.ops.logits_decision import decide
+
 from .data import fim_context
 from .tokenizer import Tokenizer
 from .transformer import KV, Transformer
@@ -68,11 +71,12 @@ class ContextCache:
         if n == len(ids) and n > 0:
             n -= 1  # always recompute the last token: keeps the code path single
         past = [(k[:, :, :n], v[:, :, :n]) for k, v in self.kv] if (self.kv is not None and n > 0) else None
-        new = torch.tensor([ids[n:]], dtype=torch.long)
-        pos = torch.arange(n, len(ids))[None]
+        dev = model.tok_emb.weight.device
+        new = torch.tensor([ids[n:]], dtype=torch.long, device=dev)
+        pos = torch.arange(n, len(ids), device=dev)[None]
         T = len(ids) - n
         # causal within the new part, everything before it visible
-        mask = torch.ones(T, n + T, dtype=torch.bool).tril(diagonal=n)[None, None]
+        mask = torch.ones(T, n + T, dtype=torch.bool, device=dev).tril(diagonal=n)[None, None]
         _, new_kv = model(new, pos, past=past, mask=mask)
         kv = new_kv if past is None else [(torch.cat([p[0], q[0]], 2), torch.cat([p[1], q[1]], 2)) for p, q in zip(past, new_kv)]
         self.ids, self.kv = list(ids), kv
@@ -94,21 +98,17 @@ def pick(logits: torch.Tensor, eom_id: int, temperature: float, gen: torch.Gener
     then collapse to a single token. Confidence: p(<eom>) for filler, else the token's probability.
     """
     probs = torch.softmax(logits, dim=-1)
+    if temperature <= 0:
+        return decide(probs, eom_id)   # the same rule as the fused kernel's (kernels/ops/logits_decision.py)
     p_eom = probs[:, eom_id]
-    content = probs.clone()
-    content[:, eom_id] = 0.0
-    if temperature > 0:
-        is_eom = torch.rand(p_eom.shape, generator=gen) < p_eom
-        scaled = torch.softmax(logits / temperature, -1)
-        scaled[:, eom_id] = 0.0
-        ok = scaled.sum(-1, keepdim=True) > 0
-        scaled = torch.where(ok, scaled, torch.ones_like(scaled))  # a row with only <eom> allowed
-        tokens = torch.multinomial(scaled, 1, generator=gen).squeeze(-1)
-    else:
-        is_eom = p_eom > 0.5
-        tokens = content.argmax(-1)
+    is_eom = torch.rand(p_eom.shape, generator=gen).to(p_eom.device) < p_eom
+    scaled = torch.softmax(logits / temperature, -1)
+    scaled[:, eom_id] = 0.0
+    ok = scaled.sum(-1, keepdim=True) > 0
+    scaled = torch.where(ok, scaled, torch.ones_like(scaled))  # a row with only <eom> allowed
+    tokens = torch.multinomial(scaled.cpu(), 1, generator=gen).squeeze(-1).to(p_eom.device)
     tokens = torch.where(is_eom, torch.full_like(tokens, eom_id), tokens)
-    conf = torch.where(is_eom, p_eom, content.gather(-1, tokens[:, None]).squeeze(-1))
+    conf = torch.where(is_eom, p_eom, probs.gather(-1, tokens[:, None]).squeeze(-1))
     return tokens, conf
 
 
@@ -153,8 +153,9 @@ def generate(
     ctx = fim_context(tok, prefix_ids, suffix_ids)
     kv, reused = cache.encode(model, ctx)
     C, L = len(ctx), canvas_len
-    canvas = torch.full((L,), tok.mask_id, dtype=torch.long)
-    conf_of = torch.zeros(L)
+    dev = model.tok_emb.weight.device
+    canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)
+    conf_of = torch.zeros(L, device=dev)
     if length is not None:
         length = max(1, min(length, L))
         canvas[length:] = tok.eom_id
@@ -167,32 +168,38 @@ def generate(
                 raise ValueError("negative positions in `allow` need a fixed `length`")
             p += length
         if 0 <= p < L:
-            full = torch.zeros(model.cfg.vocab_size, dtype=torch.bool)  # the model's rows (>= the tokenizer's)
+            full = torch.zeros(model.cfg.vocab_size, dtype=torch.bool, device=dev)  # the model's rows (>= the tokenizer's)
             n = min(len(m), len(full))
             full[:n] = m[:n].to(torch.bool)
             rules[p] = rules[p] & full if p in rules else full
             if not rules[p].any():
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
-    pos = torch.arange(C, C + L)[None]
-    banned = torch.tensor(banned_ids(tok))
+    pos = torch.arange(C, C + L, device=dev)[None]
+    bias = torch.zeros(model.cfg.vocab_size, device=dev)  # -inf: never in the canvas
+    bias[banned_ids(tok)] = float("-inf")
+    bias[tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
     steps = 0
     while bool((masked := canvas == tok.mask_id).any()):
         if should_stop is not None and should_stop():
             raise Cancelled()
         h, _ = model(canvas[None], pos, past=kv)
         idx = masked.nonzero().squeeze(1)          # the LM head only where something is undecided
-        logits = model.logits(h[0, idx]).float()   # (M, V)
-        logits[:, banned] = float("-inf")
-        logits[:, tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
-        logits[idx < min_tokens, tok.eom_id] = float("-inf")  # the infill is at least min_tokens long
-        for p, m in rules.items():
-            row = (idx == p).nonzero()
-            if len(row):
-                logits[int(row[0]), ~m] = float("-inf")
-        picked, picked_conf = pick(logits, tok.eom_id, temperature, gen)
+        if temperature <= 0 and not any(p in rules for p in idx.tolist()):
+            # final projection + softmax + decision in one pass (a Triton kernel on CUDA)
+            picked, picked_conf, _ = kernels.logits_decision(h[0, idx], model.tok_emb.weight, bias,
+                                                             row_ban=idx < min_tokens, ban_token=tok.eom_id,
+                                                             eom_token=tok.eom_id)
+        else:
+            logits = model.logits(h[0, idx]).float() + bias   # (M, V)
+            logits[idx < min_tokens, tok.eom_id] = float("-inf")  # the infill is at least min_tokens long
+            for p, m in rules.items():
+                row = (idx == p).nonzero()
+                if len(row):
+                    logits[int(row[0]), ~m] = float("-inf")
+            picked, picked_conf = pick(logits, tok.eom_id, temperature, gen)
         tokens = canvas.clone()
         tokens[idx] = picked
-        conf = torch.full((L,), -1.0)
+        conf = torch.full((L,), -1.0, device=dev)
         conf[idx] = picked_conf
         steps += 1
         commit = choose_commits(conf, masked, eff.threshold, last=steps >= eff.max_steps)

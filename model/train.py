@@ -174,7 +174,7 @@ def train(cfg: TrainConfig) -> Path:
         with amp:
             loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
@@ -185,7 +185,7 @@ def train(cfg: TrainConfig) -> Path:
         if step % cfg.log_every == 0:
             rate = tok_window / (time.time() - t_window)
             rec = {"step": step, "tokens": tokens_seen, "elapsed": round(elapsed), "lr": opt.param_groups[0]["lr"],
-                   "tok_s": round(rate), **{k: round(v, 4) for k, v in stats.items()}}
+                   "tok_s": round(rate), "grad_norm": round(gnorm, 3), **{k: round(v, 4) for k, v in stats.items()}}
             print(json.dumps(rec), flush=True)
             log.write(json.dumps(rec) + "\n")
             log.flush()

@@ -18,6 +18,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import kernels
+
 from .config import ModelConfig
 
 KV = tuple[torch.Tensor, torch.Tensor]  # (k, v), each (B, n_kv_heads, T, head_dim)
@@ -29,8 +31,10 @@ class RMSNorm(nn.Module):
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(dim))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.rms_norm(x, (x.shape[-1],), self.weight.to(x.dtype), self.eps)
+    def forward(self, x: torch.Tensor, residual: torch.Tensor | None = None):
+        """rmsnorm(x); with residual: (rmsnorm(x + residual), x + residual), one fused pass on a GPU
+        (kernels/: Triton on CUDA, the plain torch ops elsewhere)."""
+        return kernels.rms_norm(x, self.weight, self.eps, residual)
 
 
 def rope_tables(positions: torch.Tensor, head_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -41,10 +45,8 @@ def rope_tables(positions: torch.Tensor, head_dim: int, theta: float) -> tuple[t
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """x (B, H, T, hd): rotate the two halves of each head (GPT-NeoX convention)."""
-    x1, x2 = x.float().chunk(2, dim=-1)
-    out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
-    return out.to(x.dtype)
+    """x (B, H, T, hd): rotate the two halves of each head (GPT-NeoX convention; kernels/ops/rope.py)."""
+    return kernels.rope(x, cos, sin)
 
 
 class Attention(nn.Module):
@@ -67,6 +69,9 @@ class Attention(nn.Module):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         new = (k, v)
+        if past is not None and mask is None:  # a denoising step: the canvas sees the context and itself
+            y = kernels.canvas_attention(q, past[0].to(k.dtype), past[1].to(v.dtype), k, v)
+            return self.wo(y.transpose(1, 2).reshape(B, T, -1)), new
         if past is not None:
             k = torch.cat([past[0].to(k.dtype), k], dim=2)
             v = torch.cat([past[1].to(v.dtype), v], dim=2)
@@ -95,8 +100,8 @@ class Block(nn.Module):
 
     def forward(self, x, cos, sin, past, mask):
         a, kv = self.attn(self.attn_norm(x), cos, sin, past, mask)
-        x = x + a
-        return x + self.mlp(self.mlp_norm(x)), kv
+        h, x = self.mlp_norm(a, residual=x)  # x + a and its norm in one pass
+        return x + self.mlp(h), kv
 
 
 class Transformer(nn.Module):
