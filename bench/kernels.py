@@ -11,16 +11,16 @@ On a CUDA device:
              and their share of the ceilings, the max deviation from the torch reference, and the
              reference's time (eager; torch.compile too unless --no-compile)
   step       one canvas forward through all layers + the decision, bf16:
-               eager            the model as it is (model/transformer.py) + the sampler's decision
+               eager            the model with REDRAFT_KERNELS=torch (the references) + the decision
                torch.compile    the same function compiled (default mode), and mode="reduce-overhead"
-               kernels          the same forward with kernels.* (`forward_with_kernels` below: the
-                                wiring the issue proposes) + the fused decision
+               kernels          the model with REDRAFT_KERNELS=triton (it calls kernels.* for norms
+                                with their residual adds, rotary, canvas attention) + the fused decision
                kernels+graph    that step captured once in a CUDA graph and replayed
              and the bandwidth roofline of the step (every weight and the KV cache read once)
 Timing: CUDA events around each sample, torch.cuda.synchronize, warmup first, median of --iters.
 
 Without CUDA it prints "no CUDA device: GPU figures not measured", runs the references of every
-kernel and `forward_with_kernels` (reference path) on a tiny model on the CPU as a smoke check
+kernel and the kernels' step (reference path) on a tiny model on the CPU as a smoke check
 (the step must match the eager model exactly), and exits 0.
 """
 from __future__ import annotations
@@ -71,40 +71,13 @@ def step_eager(model: Transformer, canvas, pos, past, bias, row_ban):
                                          eom_token=EOM)
 
 
-def forward_with_kernels(model: Transformer, tokens, positions, past):
-    """model.forward with kernels.* for the norms (residual adds fused), rotary, attention; returns
-    the hidden states before the final norm (logits_decision fuses it) and this call's keys/values.
-    Requires past (the context cache); attention is non-causal over [past | tokens], as the canvas."""
-    cfg = model.cfg
-    eps = cfg.norm_eps
-    B, T = tokens.shape
-    H, KVH, hd = cfg.n_heads, cfg.n_kv_heads, cfg.head_dim
-    x = model.tok_emb(tokens)
-    cos, sin = rope_tables(positions, hd, cfg.rope_theta)
-    new_kv, branch = [], None
-    for i, blk in enumerate(model.blocks):
-        if branch is None:
-            xn = kernels.rms_norm(x, blk.attn_norm.weight, eps)
-        else:  # the previous block's MLP output joins the residual stream here
-            xn, x = kernels.rms_norm(branch, blk.attn_norm.weight, eps, residual=x)
-        att = blk.attn
-        q = att.wq(xn).view(B, T, H, hd).transpose(1, 2)
-        k, v = att.wkv(xn).view(B, T, 2, KVH, hd).permute(2, 0, 3, 1, 4)
-        if att.q_norm is not None:
-            q, k = kernels.rms_norm(q, att.q_norm.weight, eps), kernels.rms_norm(k, att.k_norm.weight, eps)
-        q, k = kernels.rope(q, cos, sin), kernels.rope(k, cos, sin)
-        new_kv.append((k, v))
-        y = kernels.canvas_attention(q, past[i][0], past[i][1], k, v)
-        a = att.wo(y.transpose(1, 2).reshape(B, T, -1))
-        xn, x = kernels.rms_norm(a, blk.mlp_norm.weight, eps, residual=x)
-        branch = blk.mlp(xn)
-    return x + branch, new_kv
-
-
 def step_kernels(model: Transformer, canvas, pos, past, bias, row_ban):
-    h, _ = forward_with_kernels(model, canvas, pos, past)
-    return kernels.logits_decision(h[0], model.tok_emb.weight, bias, norm_weight=model.norm.weight,
-                                   eps=model.cfg.norm_eps, row_ban=row_ban, ban_token=EOM, eom_token=EOM)
+    """The same step as the sampler runs it: the model's forward (which calls kernels.* for the
+    norms with their residual adds, rotary and canvas attention) and the fused decision. Which
+    implementation runs is REDRAFT_KERNELS's choice (kernels/dispatch.py)."""
+    h, _ = model(canvas, pos, past=past)
+    return kernels.logits_decision(h[0], model.tok_emb.weight, bias, row_ban=row_ban, ban_token=EOM,
+                                   eom_token=EOM)
 
 
 def make_inputs(model: Transformer, context: int, canvas_len: int, device, gen):
@@ -151,7 +124,7 @@ def cpu_smoke() -> int:
         want = step_eager(model, canvas, pos, past, bias, row_ban)
         got = step_kernels(model, canvas, pos, past, bias, row_ban)
     same = torch.equal(want[0], got[0]) and torch.equal(want[1], got[1])
-    print(f"  forward_with_kernels (reference path) == the eager model step: {'ok' if same else 'FAILED'}")
+    print(f"  step through kernels.* (reference path) == the eager model step: {'ok' if same else 'FAILED'}")
     print(f"  ({time.perf_counter() - t0:.1f} s)")
     return 0 if (ok and same) else 1
 

@@ -24,7 +24,7 @@ from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, genera
 from .infill import Plan, plan_infill, postprocess, resolve_tree
 from .syntax.constraints import HEADER_LENGTHS, header_masks
 from .syntax.trees import encode
-from .syntax.truncate import insertion_errors
+from .syntax.truncate import insertion_errors, window_tree
 
 __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
 
@@ -107,9 +107,9 @@ class Engine:
         than no header; then the best score) wins, else nothing.
         Returns (result, text, forward passes spent)."""
         first, last = header_masks(self.tok)
-        at = len(encode(req.text[: req.offset]))
+        win, at, _ = window_tree(tree, len(encode(req.text[: req.offset])))  # parsed once for all candidates
         best, passes = None, 0
-        base = insertion_errors(tree, at, "")  # a header must leave fewer errors than no header
+        base = insertion_errors(win, at, "")  # a header must leave fewer errors than no header
         for n in HEADER_LENGTHS:
             if n > plan.canvas_len:
                 break
@@ -119,7 +119,7 @@ class Engine:
             passes += res.forward_passes
             text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
             if text:
-                key = (insertion_errors(tree, at, text), -_score(res))
+                key = (insertion_errors(win, at, text), -_score(res))
                 if key[0] < base and (best is None or key < best[0]):
                     best = (key, res, text)
         if best is None:

@@ -28,7 +28,7 @@ import re
 from ..infill import Plan, drop_duplicate_tail
 from .trees import SyntaxTree, encode
 
-__all__ = ["finish", "insertion_errors", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
+__all__ = ["finish", "insertion_errors", "window_tree", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
 
 MAX_BLOCK_LINES = 12
 MAX_CUTS = 24           # parses per candidate at most
@@ -180,14 +180,21 @@ def check_window(st: SyntaxTree, b: int) -> tuple[int, int]:
     return lo, max(hi, b)
 
 
+def window_tree(st: SyntaxTree, offset_byte: int) -> tuple[SyntaxTree, int, int]:
+    """(tree of the check window around offset_byte, the offset inside it, the window's size in
+    bytes); the document's own tree when the window is all of it."""
+    lo, hi = check_window(st, offset_byte)
+    if (lo, hi) != (0, len(st.source)):
+        return SyntaxTree.from_bytes(st.lang, st.source[lo:hi]), offset_byte - lo, hi - lo
+    return st, offset_byte, hi - lo
+
+
 def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
     """Parse errors in the check window around offset_byte once `piece` is inserted there. Python
     windows are also compiled (tree-sitter's grammar is lenient where CPython is not, e.g. a `try:`
-    with no `except`): a SyntaxError counts as one more error."""
-    lo, hi = check_window(st, offset_byte)
-    if (lo, hi) != (0, len(st.source)):
-        st = SyntaxTree.from_bytes(st.lang, st.source[lo:hi])
-        offset_byte -= lo
+    with no `except`): a SyntaxError counts as one more error. Checking several pieces at one place:
+    pass the `window_tree` once, it is its own window."""
+    st, offset_byte, _ = window_tree(st, offset_byte)
     n = len(st.insertion(offset_byte, piece).errors())
     if st.lang.indent_blocks:
         src = st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]
@@ -205,13 +212,8 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
     `must_end_with`, only prefixes ending with it (a block header's ":"); else ""."""
     if not candidate.strip():
         return ""
-    lo, hi = check_window(st, offset_byte)
-    max_cuts = MAX_CUTS
-    if hi - lo > WINDOW_MAX:
-        max_cuts = LARGE_CUTS
-    if (lo, hi) != (0, len(st.source)):
-        st = SyntaxTree.from_bytes(st.lang, st.source[lo:hi])
-        offset_byte -= lo
+    st, offset_byte, size = window_tree(st, offset_byte)
+    max_cuts = LARGE_CUTS if size > WINDOW_MAX else MAX_CUTS
     base = st.error_count()
     best_len, best_err = 0, base
     cuts = _cut_points(candidate, multiline)
