@@ -28,6 +28,8 @@ from .syntax.truncate import insertion_errors, window_tree
 
 __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
 
+EFFORT_ORDER = list(EFFORTS)   # instant < low < medium < high < max
+REPAIR_LENGTHS = (2, 4, 7, 11)  # candidate lengths (tokens) for a statement the document is missing
 LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
 
 
@@ -73,10 +75,18 @@ def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -
     starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
     first_line = text.count("\n", 0, lo) if lo else 0
     snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
-    for s in snapped:
-        ids = tok.encode(head[s:])
+    # the earliest snapped start whose text fits n_pre tokens (later starts have fewer tokens:
+    # binary search, a few encodes instead of one per start)
+    lo_i, hi_i, best = 0, len(snapped) - 1, None
+    while lo_i <= hi_i:
+        mid = (lo_i + hi_i) // 2
+        ids = tok.encode(head[snapped[mid]:])
         if len(ids) <= n_pre:
-            return ids, suffix
+            best, hi_i = ids, mid - 1
+        else:
+            lo_i = mid + 1
+    if best is not None:
+        return best, suffix
     ids = tok.encode(head[snapped[-1]:])
     return ids[len(ids) - n_pre:], suffix
 
@@ -100,22 +110,33 @@ class Engine:
         self._caches: dict[str, ContextCache] = {}
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
-    def _header(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop):
-        """A missing Python block header that the free sample did not produce: fixed-length
-        candidates constrained to start with a compound-statement keyword and end with ":"; the
-        candidate that survives truncation and leaves the fewest parse errors around the cursor (fewer
-        than no header; then the best score) wins, else nothing.
-        Returns (result, text, forward passes spent)."""
-        first, last = header_masks(self.tok)
+    def _repair(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop, free: str = ""):
+        """The document is broken at the cursor without an insertion (a missing block header, the only
+        statement of a block, ...) and the free answer (`free`, post-processed) does not repair it: sample fixed-length candidates
+        at medium effort or more (a parallel low-effort pass writes `if i in in in:` for a short line
+        the model is unsure of; one more step per token mostly fixes it), a missing Python header
+        constrained to start with a compound-statement keyword and end with ':'. The candidate that
+        survives truncation and leaves the fewest parse errors around the cursor (fewer than no
+        insertion; then the best score) wins, else nothing.
+        Returns (result or None, text, forward passes spent)."""
+        header = plan.boundary == "header"
+        if plan.scope not in ("line", "block"):
+            return None, "", 0  # mid-line the document is broken while it is being typed: no repair
+        if free and plan.scope != "block" and not header and not tree.root.has_error:
+            return None, "", 0  # an answer, and tree-sitter sees no error anywhere: skip the compile
+        # (a block just opened is checked anyway: tree-sitter accepts a block whose only line is a comment)
         win, at, _ = window_tree(tree, len(encode(req.text[: req.offset])))  # parsed once for all candidates
-        best, passes = None, 0
-        base = insertion_errors(win, at, "")  # a header must leave fewer errors than no header
-        for n in HEADER_LENGTHS:
+        base = insertion_errors(win, at, "")
+        if base == 0 or (free and insertion_errors(win, at, free) < base):
+            return None, "", 0  # nothing to repair, or the free answer repairs it already
+        allow = dict(zip((0, -1), header_masks(self.tok))) if header else None
+        effort = req.effort if EFFORT_ORDER.index(req.effort) >= EFFORT_ORDER.index("medium") else "medium"
+        best, passes, res = None, 0, None
+        for n in (HEADER_LENGTHS if header else REPAIR_LENGTHS):
             if n > plan.canvas_len:
                 break
-            res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
-                           seed=req.seed, cache=cache, should_stop=should_stop, length=n,
-                           allow={0: first, -1: last})
+            res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=effort,
+                           seed=req.seed, cache=cache, should_stop=should_stop, length=n, allow=allow)
             passes += res.forward_passes
             text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
             if text:
@@ -150,9 +171,11 @@ class Engine:
                            min_tokens=req.min_tokens)
             text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
             passes = res.forward_passes
-            if plan.boundary == "header" and not text:
-                res, text, extra = self._header(req, plan, tree, pre, suf, cache, should_stop)
+            if tree is not None and plan.syntax:
+                fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
                 passes += extra
+                if fixed is not None and fix_text:
+                    res, text = fixed, fix_text
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
                           forward_passes=passes, confidences=res.confidences[: len(res.token_ids)],
                           latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,

@@ -197,10 +197,14 @@ def _check_model_records(report, n, lsp=False):
         assert isinstance(r.parses, bool) and r.empty == (not r.completion.strip())
         if lsp and r.empty:
             continue  # an empty LSP answer carries no payload (syntax-aware truncation may give nothing)
-        # instant effort: 2 passes per sample; a missing block header adds constrained candidates
+        # instant effort: 2 passes per sample; a statement the file is missing (a block header, a
+        # block's only line) adds fixed-length candidates at medium effort (8 passes at most each)
+        from lsp_server.pipeline import REPAIR_LENGTHS
         from lsp_server.syntax.constraints import HEADER_LENGTHS
+        from model.sampler import EFFORTS
+        n_cand = max(len(HEADER_LENGTHS), len(REPAIR_LENGTHS))
         assert r.latency_ms > 0 and r.forward_passes is not None
-        assert 0 <= r.forward_passes <= 2 * (1 + len(HEADER_LENGTHS))
+        assert 0 <= r.forward_passes <= EFFORTS["instant"].max_steps + n_cand * EFFORTS["medium"].max_steps
 
 
 @pytest.fixture(scope="module")

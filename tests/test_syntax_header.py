@@ -56,3 +56,41 @@ def test_pipeline_header_is_empty_or_fixes_the_file():
             assert comp.text.endswith(":")
             compile(doc[:cursor] + comp.text + doc[cursor:], "<doc>", "exec")
         assert comp.forward_passes >= 1
+
+
+BODY_DOCS = [  # a block just opened whose only statement is missing: the file does not compile as is
+    "def count(s):\n    n = 0\n    for c in s:\n        <|>\n    return n\n",
+    "def first(xs):\n    for x in xs:\n        if x > 0:\n            <|>\n    return None\n",
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from lsp_server.pipeline import Engine
+    return Engine(threads=1)
+
+
+@pytest.mark.parametrize("doc", BODY_DOCS)
+def test_pipeline_repairs_a_missing_block_body(engine, doc):
+    """An answer that leaves the block empty (nothing, or only a comment) is replaced by a statement
+    that makes the file compile."""
+    from lsp_server.pipeline import Request
+    cursor, doc = doc.index("<|>"), doc.replace("<|>", "")  # on the blank body line, indented
+    with pytest.raises(SyntaxError):
+        compile(doc, "<doc>", "exec")
+    comp = engine.complete(Request(text=doc, offset=cursor, uri="file:///b.py"))
+    assert comp is not None and comp.text.strip() and not comp.text.lstrip().startswith("#")
+    compile(doc[:cursor] + comp.text + doc[cursor:], "<doc>", "exec")
+
+
+def test_repair_costs_nothing_when_the_file_is_fine(engine):
+    """No candidates (no forward passes) where the document compiles without an insertion."""
+    from lsp_server.infill import plan_infill, resolve_tree
+    from lsp_server.pipeline import Request
+    doc = "def f(xs):\n    total = 0\n    \n    return total\n"
+    cursor = doc.index("    \n") + 4
+    tree = resolve_tree(doc, "python", None)
+    plan = plan_infill(doc, cursor, 32, syntax_tree=tree)
+    req = Request(text=doc, offset=cursor)
+    assert engine._repair(req, plan, tree, [], [], None, None) == (None, "", 0)
+    assert engine._repair(req, plan, tree, [], [], None, None, free="total += 1") == (None, "", 0)

@@ -20,7 +20,7 @@ __all__ = ["HEADER_LENGTHS", "header_masks"]
 # compound-statement keywords (Python 3.11 grammar; `match`/`case` are soft keywords)
 _HEADER_START = re.compile(r"(?:if|elif|else|for|while|with|try|except|finally|def|class|async|match|case)(?![\w])")
 # candidate lengths (tokens) for a missing header: `else:` is 1-2 tokens, `for i in range(n):` ~7
-HEADER_LENGTHS = (2, 4, 7, 11)
+HEADER_LENGTHS = (2, 3, 4, 5, 7, 9, 11)
 
 
 @lru_cache(maxsize=4)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections import OrderedDict
 
 from ..infill import Plan, drop_duplicate_tail
 from .trees import SyntaxTree, encode
@@ -180,13 +181,26 @@ def check_window(st: SyntaxTree, b: int) -> tuple[int, int]:
     return lo, max(hi, b)
 
 
+_WINDOWS: "OrderedDict[tuple[int, int], tuple[SyntaxTree, tuple[SyntaxTree, int, int]]]" = OrderedDict()
+
+
 def window_tree(st: SyntaxTree, offset_byte: int) -> tuple[SyntaxTree, int, int]:
     """(tree of the check window around offset_byte, the offset inside it, the window's size in
-    bytes); the document's own tree when the window is all of it."""
+    bytes); the document's own tree when the window is all of it. Memoized for the last few
+    (tree, offset) pairs: one request checks many candidates at one cursor (trees are immutable)."""
+    key = (id(st), offset_byte)
+    hit = _WINDOWS.get(key)
+    if hit is not None and hit[0] is st:
+        return hit[1]
     lo, hi = check_window(st, offset_byte)
     if (lo, hi) != (0, len(st.source)):
-        return SyntaxTree.from_bytes(st.lang, st.source[lo:hi]), offset_byte - lo, hi - lo
-    return st, offset_byte, hi - lo
+        out = SyntaxTree.from_bytes(st.lang, st.source[lo:hi]), offset_byte - lo, hi - lo
+    else:
+        out = st, offset_byte, hi - lo
+    _WINDOWS[key] = (st, out)  # holds st, so its id cannot be reused while the entry lives
+    while len(_WINDOWS) > 8:
+        _WINDOWS.popitem(last=False)
+    return out
 
 
 def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
