@@ -49,15 +49,16 @@ def mode() -> str:
 
 
 def backend(*tensors: torch.Tensor | None) -> str:
-    """'triton' or 'torch': what a call with these tensors runs on now."""
+    """'triton' or 'torch': what a call with these tensors runs on now. The first tensor is the
+    operation's main input (never None)."""
     if torch.compiler.is_compiling():
         # inside torch.compile (train --compile, a compiled sampler): the references, which Dynamo
         # traces and Inductor fuses itself; no environment read, no graph break
         return "torch"
-    ts = [t for t in tensors if isinstance(t, torch.Tensor)]
     m = mode()
-    if m == "torch":
-        return "torch"
+    if m == "torch" or (m == "auto" and not tensors[0].is_cuda):
+        return "torch"  # the CPU path: decided from the first tensor, at the cost of one attribute read
+    ts = [t for t in tensors if isinstance(t, torch.Tensor)]
     needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in ts)
     on_cuda = bool(ts) and all(t.is_cuda for t in ts)
     if m == "auto":
