@@ -117,7 +117,9 @@ class Engine:
         the model is unsure of; one more step per token mostly fixes it), a missing Python header
         constrained to start with a compound-statement keyword and end with ':'. The candidate that
         survives truncation and leaves the fewest parse errors around the cursor (fewer than no
-        insertion; then the best score) wins, else nothing.
+        insertion; then the best score) wins, else nothing. Lengths are tried shortest first, and
+        the first candidate that leaves no error at all ends the search (trying every length cost ~40
+        forward passes per missing header on HumanEval).
         Returns (result or None, text, forward passes spent)."""
         header = plan.boundary == "header"
         if plan.scope not in ("line", "block"):
@@ -143,6 +145,8 @@ class Engine:
                 key = (insertion_errors(win, at, text), -_score(res))
                 if key[0] < base and (best is None or key < best[0]):
                     best = (key, res, text)
+                if key[0] == 0:
+                    break  # the shortest candidate that leaves the window error-free: stop paying for more
         if best is None:
             return res, "", passes
         return best[1], best[2], passes
