@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 import kernels
-from kernels.ops.logits_decision import decide
+from kernels.ops.logits_decision import decide_logits
 
 from .data import fim_context
 from .tokenizer import Tokenizer
@@ -97,9 +97,9 @@ def pick(logits: torch.Tensor, eom_id: int, temperature: float, gen: torch.Gener
     (its mass spreads over many tokens while the filler's sits on one), and a small model's infills
     then collapse to a single token. Confidence: p(<eom>) for filler, else the token's probability.
     """
+    if temperature <= 0:  # the same rule as the fused kernel's (kernels/ops/logits_decision.py)
+        return decide_logits(logits.clone(), eom_id)
     probs = torch.softmax(logits, dim=-1)
-    if temperature <= 0:
-        return decide(probs, eom_id)   # the same rule as the fused kernel's (kernels/ops/logits_decision.py)
     p_eom = probs[:, eom_id]
     is_eom = torch.rand(p_eom.shape, generator=gen).to(p_eom.device) < p_eom
     scaled = torch.softmax(logits / temperature, -1)
