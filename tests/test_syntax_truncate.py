@@ -96,3 +96,20 @@ def test_truncation_prefers_fewest_errors_then_longest():
 def test_brace_block_ends_at_a_dedent_too():
     assert finish("javascript", "function f(x) {\n  |\n}\n", "x += 1;\n  return x;\nfoo();") == "x += 1;\n  return x;"
     assert finish("go", "package main\n\nfunc f() {\n\tif ok {\n\t\t|\n\t}\n}\n", "a()\n\t\tb()\n\t}\n\tc()") == "a()\n\t\tb()"
+
+
+@pytest.mark.parametrize("doc, piece", [
+    ('def f(l: list):\n    """Sort."""\n    \n    l[::3] = sorted(l[::3])\n    return l\n', "s ="),
+    ("def f(n):\n    if n:\n        n = 1\n    \n    return n - 1\n", "else:"),
+])
+def test_python_cut_must_compile_where_tree_sitter_is_lenient(doc, piece):
+    """`x =` before a statement, `else:` with no block after it: tree-sitter's grammar reports no
+    error, CPython does; the truncation refuses such a cut (the file compiled without it)."""
+    from lsp_server.syntax.trees import encode
+    cursor = doc.index("    \n") + 4
+    tree = resolve_tree(doc, "python", None)
+    at = len(encode(doc[:cursor]))
+    assert not tree.insertion(at, piece).errors()       # what tree-sitter alone would let through
+    out = syntax_truncate(piece, tree, at)
+    compile(doc[:cursor] + out + doc[cursor:], "<doc>", "exec")
+    assert out != piece

@@ -18,6 +18,9 @@
    cursor (`check_window`), incrementally (an insertion edit on the window's tree): a candidate
    whose error recovery would run through the rest of a large file costs the window, not the file.
    A "header" boundary (a missing block header) keeps only prefixes that end with the block opener.
+   Python: a cut that would be kept is also compiled with the window (CPython is stricter than
+   tree-sitter's grammar), at most MAX_COMPILES times per candidate, and refused if the window
+   compiled without it and not with it.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ __all__ = ["finish", "insertion_errors", "window_tree", "balance_brackets", "bra
 
 MAX_BLOCK_LINES = 12
 MAX_CUTS = 24           # parses per candidate at most
+MAX_COMPILES = 4        # Python: CPython compiles of the window per candidate at most
 WINDOW_MAX = 64_000     # a check window larger than this (bytes) gets LARGE_CUTS parses at most
 LARGE_CUTS = 4
 SCAN_CHARS = 20_000     # bracket balance looks this far either way
@@ -210,12 +214,8 @@ def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
     pass the `window_tree` once, it is its own window."""
     st, offset_byte, _ = window_tree(st, offset_byte)
     n = len(st.insertion(offset_byte, piece).errors())
-    if st.lang.indent_blocks:
-        src = st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]
-        try:
-            compile(src, "<window>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
-        except (SyntaxError, ValueError):
-            n += 1
+    if st.lang.indent_blocks and not _compiles(st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]):
+        n += 1
     return n
 
 
@@ -233,6 +233,8 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
     cuts = _cut_points(candidate, multiline)
     if must_end_with:
         cuts = [c for c in cuts if candidate[:c].rstrip().endswith(must_end_with)]
+    base_compiles = None  # Python: does the window compile without the insertion (asked lazily)
+    compiles_left = MAX_COMPILES
     for n, cut in enumerate(cuts):
         if n >= max_cuts:
             break
@@ -241,10 +243,29 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
         if _introduced(errors, offset_byte, offset_byte + len(encode(piece))):
             continue
         if len(errors) < best_err or (len(errors) == best_err and best_len == 0):
+            if st.lang.indent_blocks:
+                # tree-sitter's Python grammar accepts what CPython rejects (`x =` before a statement,
+                # `else:` with no block after it): a cut that breaks a window that compiled is refused
+                if base_compiles is None:
+                    base_compiles = _compiles(st.source)
+                if base_compiles:
+                    if compiles_left == 0:
+                        break
+                    compiles_left -= 1
+                    if not _compiles(st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]):
+                        continue
             best_len, best_err = cut, len(errors)
         if not errors:
             break  # nothing shorter can be better
     return candidate[:best_len].rstrip()
+
+
+def _compiles(src: bytes) -> bool:
+    try:
+        compile(src, "<window>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def finish(completion: str, plan: Plan, text: str, offset: int, st: SyntaxTree) -> str:
