@@ -1,5 +1,6 @@
 """Sampler invariants on the real shipped checkpoint."""
 import pytest
+import torch
 
 from model.sampler import EFFORTS, Cancelled, ContextCache, generate
 
@@ -25,12 +26,16 @@ def test_no_mask_left_and_context_untouched(io):
     assert all(0.0 < c <= 1.0 for c in res.confidences)
     assert 1 <= res.forward_passes <= EFFORTS["medium"].max_steps
     # the cached context is exactly the request's context, and a second request reuses all of it
+    # but the last token (always recomputed: one code path); the reused keys are the same bits, the
+    # recomputed one the same up to bf16 rounding (a 1-row matmul may accumulate in another order)
     kv_before = [k.clone() for k, _ in cache.kv]
     res2 = generate(model, tok, pre, suf, canvas_len=24, cache=cache)
-    assert res2.context_reused == res2.context_tokens - 1
+    n = res2.context_reused
+    assert n == res2.context_tokens - 1
     assert res2.text == res.text
     for k0, (k, _) in zip(kv_before, cache.kv):
-        assert (k0 == k).all()
+        assert k.shape == k0.shape and torch.equal(k0[:, :, :n], k[:, :, :n])
+        assert torch.allclose(k0[:, :, n:].float(), k[:, :, n:].float(), rtol=0.05, atol=0.05)
 
 
 def test_deterministic_with_a_seed(io):
