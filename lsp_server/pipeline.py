@@ -111,16 +111,16 @@ class Engine:
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
     def _repair(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop, free: str = ""):
-        """The document is broken at the cursor without an insertion (a missing block header, the only
-        statement of a block, ...) and the free answer (`free`, post-processed) does not repair it: sample fixed-length candidates
-        at medium effort or more (a parallel low-effort pass writes `if i in in in:` for a short line
-        the model is unsure of; one more step per token mostly fixes it), a missing Python header
-        constrained to start with a compound-statement keyword and end with ':'. The candidate that
-        survives truncation and leaves the fewest parse errors around the cursor (fewer than no
-        insertion; then the best score) wins, else nothing. Lengths are tried shortest first, and
-        the first candidate that leaves no error at all ends the search (trying every length cost ~40
-        forward passes per missing header on HumanEval).
-        Returns (result or None, text, forward passes spent)."""
+        """The document is broken at the cursor without an insertion (a missing block header, the
+        only statement of a block, ...) and the free answer (`free`, post-processed) does not repair
+        it: sample fixed-length candidates at medium effort or more (a parallel low-effort pass
+        writes `if i in in in:` for a short line the model is unsure of; one more step per token
+        mostly fixes it), a missing Python header constrained to start with a compound-statement
+        keyword and end with ':'. The candidate that survives truncation and leaves the fewest parse
+        errors around the cursor (fewer than no insertion; then the best score) wins, else nothing.
+        Lengths are tried shortest first, and the first candidate that leaves no error at all ends
+        the search (trying every length cost ~40 forward passes per missing header on HumanEval).
+        Returns (the winning sample or None, its text or "", forward passes spent)."""
         header = plan.boundary == "header"
         if plan.scope not in ("line", "block"):
             return None, "", 0  # mid-line the document is broken while it is being typed: no repair
@@ -132,8 +132,8 @@ class Engine:
         if base == 0 or (free and insertion_errors(win, at, free) < base):
             return None, "", 0  # nothing to repair, or the free answer repairs it already
         allow = dict(zip((0, -1), header_masks(self.tok))) if header else None
-        effort = req.effort if EFFORT_ORDER.index(req.effort) >= EFFORT_ORDER.index("medium") else "medium"
-        best, passes, res = None, 0, None
+        effort = max(req.effort, "medium", key=EFFORT_ORDER.index)
+        best, passes = None, 0
         for n in (HEADER_LENGTHS if header else REPAIR_LENGTHS):
             if n > plan.canvas_len:
                 break
@@ -148,7 +148,7 @@ class Engine:
                 if key[0] == 0:
                     break  # the shortest candidate that leaves the window error-free: stop paying for more
         if best is None:
-            return res, "", passes
+            return None, "", passes
         return best[1], best[2], passes
 
     def forget(self, uri: str) -> None:
@@ -178,7 +178,7 @@ class Engine:
             if tree is not None and plan.syntax:
                 fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
                 passes += extra
-                if fixed is not None and fix_text:
+                if fixed is not None:
                     res, text = fixed, fix_text
         return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
                           forward_passes=passes, confidences=res.confidences[: len(res.token_ids)],

@@ -40,17 +40,22 @@ def test_insertion_errors_compiles_python():
     assert insertion_errors(tree, at, "try:") >= 1
 
 
-def test_pipeline_header_is_empty_or_fixes_the_file():
+@pytest.fixture(scope="module")
+def engine():
+    from lsp_server.pipeline import Engine
+    return Engine(threads=1)
+
+
+def test_pipeline_header_is_empty_or_fixes_the_file(engine):
     """Whatever the model proposes for a missing header, the pipeline answers with a line that ends
     with ':' and makes the function compile, or with nothing."""
-    from lsp_server.pipeline import Engine, Request
-    eng = Engine(threads=1)
+    from lsp_server.pipeline import Request
     docs = [DOC,
             "def f(items):\n    out = []\n    \n        out.append(i * 2)\n    return out\n",
             "def g(a, b):\n    \n        return a\n    return b\n"]
     for doc in docs:
         cursor = doc.index("    \n") + 4
-        comp = eng.complete(Request(text=doc, offset=cursor, uri="file:///h.py"))
+        comp = engine.complete(Request(text=doc, offset=cursor, uri="file:///h.py"))
         assert comp is not None and comp.plan.boundary == "header"
         if comp.text:
             assert comp.text.endswith(":")
@@ -62,12 +67,6 @@ BODY_DOCS = [  # a block just opened whose only statement is missing: the file d
     "def count(s):\n    n = 0\n    for c in s:\n        <|>\n    return n\n",
     "def first(xs):\n    for x in xs:\n        if x > 0:\n            <|>\n    return None\n",
 ]
-
-
-@pytest.fixture(scope="module")
-def engine():
-    from lsp_server.pipeline import Engine
-    return Engine(threads=1)
 
 
 @pytest.mark.parametrize("doc", BODY_DOCS)

@@ -269,18 +269,17 @@ def logits_decision_ref(h, weight, bias=None, norm_weight=None, eps: float = 1e-
         logits = logits + bias
     if row_ban is not None and ban_token >= 0:
         logits[:, ban_token] = logits[:, ban_token].masked_fill(row_ban, float("-inf"))
-    if entropy:
-        probs = torch.softmax(logits, dim=-1)
-        tok, conf = decide(probs, eom_token)
-        return tok, conf, torch.special.entr(probs).sum(-1)
+    ent = torch.special.entr(torch.softmax(logits, dim=-1)).sum(-1) if entropy else None
     tok, conf = decide_logits(logits, eom_token)
-    return tok, conf, None
+    return tok, conf, ent
 
 
 def decide_logits(logits: torch.Tensor, eom_token: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-    """`decide(softmax(logits))` from the logits and their log-sum-exp: no (N, V) probabilities and
-    no copy of them (about half the CPU time of a denoising step's decision at a 32-token canvas).
-    Overwrites logits[:, eom_token]."""
+    """logits (N, V) -> (token, its probability): the argmax, or with eom_token >= 0 the filler rule
+    (that token iff its probability > 1/2, else the argmax of the others). The sampler's greedy
+    decision (model/sampler.py pick) and this module's reference both use it. Computed from the
+    logits and their log-sum-exp: no (N, V) probabilities and no copy of them (about half the CPU
+    time of a denoising step's decision at a 32-token canvas). Overwrites logits[:, eom_token]."""
     lse = logits.logsumexp(-1)
     if eom_token < 0:
         top, tok = logits.max(-1)
@@ -292,19 +291,3 @@ def decide_logits(logits: torch.Tensor, eom_token: int = -1) -> tuple[torch.Tens
     tok = torch.where(fill, torch.full_like(tok, eom_token), tok)
     return tok, torch.where(fill, p_eom, (top - lse).exp())
 
-
-def decide(probs: torch.Tensor, eom_token: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-    """probs (N, V) -> (token, its probability): the argmax, or with eom_token >= 0 the filler
-    rule (that token iff its probability > 1/2, else the argmax of the others). The rule itself;
-    the greedy paths (this module's reference, model/sampler.py pick) take `decide_logits`, its
-    equivalent on logits, and this form where the probabilities exist anyway (entropy)."""
-    if eom_token < 0:
-        tok = probs.argmax(-1)
-        return tok, probs.gather(-1, tok[:, None]).squeeze(-1)
-    p_eom = probs[:, eom_token]
-    content = probs.clone()
-    content[:, eom_token] = 0.0
-    fill = p_eom > 0.5
-    tok = torch.where(fill, torch.full_like(p_eom, eom_token, dtype=torch.long), content.argmax(-1))
-    conf = torch.where(fill, p_eom, content.gather(-1, tok[:, None]).squeeze(-1))
-    return tok, conf

@@ -28,6 +28,7 @@ import ast
 import bisect
 import re
 from collections import OrderedDict
+from functools import lru_cache
 
 from ..infill import Plan, drop_duplicate_tail
 from .trees import SyntaxTree, encode
@@ -213,8 +214,9 @@ def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
     with no `except`): a SyntaxError counts as one more error. Checking several pieces at one place:
     pass the `window_tree` once, it is its own window."""
     st, offset_byte, _ = window_tree(st, offset_byte)
-    n = len(st.insertion(offset_byte, piece).errors())
-    if st.lang.indent_blocks and not _compiles(st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]):
+    inserted = st.insertion(offset_byte, piece)
+    n = len(inserted.errors())
+    if st.lang.indent_blocks and not _compiles(inserted.source):
         n += 1
     return n
 
@@ -239,7 +241,8 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
         if n >= max_cuts:
             break
         piece = candidate[:cut]
-        errors = st.insertion(offset_byte, piece).errors()
+        inserted = st.insertion(offset_byte, piece)
+        errors = inserted.errors()
         if _introduced(errors, offset_byte, offset_byte + len(encode(piece))):
             continue
         if len(errors) < best_err or (len(errors) == best_err and best_len == 0):
@@ -252,7 +255,7 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
                     if compiles_left == 0:
                         break
                     compiles_left -= 1
-                    if not _compiles(st.source[:offset_byte] + encode(piece) + st.source[offset_byte:]):
+                    if not _compiles(inserted.source):
                         continue
             best_len, best_err = cut, len(errors)
         if not errors:
@@ -260,7 +263,10 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
     return candidate[:best_len].rstrip()
 
 
+@lru_cache(maxsize=32)
 def _compiles(src: bytes) -> bool:
+    """Does CPython compile this Python window? Memoized: the truncation and the pipeline's repair
+    ask about the same windows (with and without the same piece) in one request."""
     try:
         compile(src, "<window>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
     except (SyntaxError, ValueError):
