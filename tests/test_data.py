@@ -99,3 +99,13 @@ def test_short_rows_skip_canvases_they_cannot_hold(shipped):
     made = [make_example(text, shipped.tokenizer, rng, seq_len=128) for _ in range(300)]
     assert all(len(ex.tokens) <= 128 for ex in made if ex is not None)
     assert any(ex is not None and ex.n_ctx > 0 for ex in made)
+
+
+def test_an_unreadable_humaneval_file_is_a_clear_error(tmp_path):
+    import pytest
+    from model.data import CorpusError
+    with pytest.raises(CorpusError, match="cannot read HumanEval problems"):
+        humaneval_markers(tmp_path / "missing.jsonl.gz")
+    (tmp_path / "bad.jsonl").write_text('{"not": "a problem"}\n')
+    with pytest.raises(CorpusError, match="cannot read HumanEval problems"):
+        humaneval_markers(tmp_path / "bad.jsonl")
