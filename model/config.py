@@ -57,10 +57,10 @@ PRESETS: dict[str, ModelConfig] = {
     # the shipped default (CPU-trained): ~10M parameters
     "default": ModelConfig(),
     # the largest shape that should still meet the CPU latency target when trained on the lent
-    # accelerator (~22M parameters): a 4-pass single-line infill measured 1.44x the default's time on
+    # accelerator (~22M parameters): a 4-pass single-line infill measured 1.28x the default's time on
     # the CPU (bench/RESULTS.md, "Model size vs CPU latency"); deeper or wider shapes were slower still
     "accel": ModelConfig(d_model=512, n_layers=6, n_heads=8, n_kv_heads=4, max_seq_len=512),
-    # a larger model for accelerator training and GPU serving (~82M parameters; ~3.9x the default's CPU time)
+    # a larger model for accelerator training and GPU serving (~82M parameters; ~3.8x the default's CPU time)
     "base": ModelConfig(d_model=768, n_layers=12, n_heads=12, n_kv_heads=4, max_seq_len=2048),
 }
 
