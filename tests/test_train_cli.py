@@ -24,3 +24,16 @@ def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
     changed = any((a.float() - b.float()).abs().max() > 0 for a, b in
                   zip(tuned.model.state_dict().values(), base.model.state_dict().values()))
     assert changed
+
+
+def test_steps_zero_trains_nothing(tmp_path):
+    # `make corpus` runs `redraft train --build-corpus --steps 0`: the corpus only, then a clean exit
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "a.py").write_text("def f(x):\n    return x\n" * 20)
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--data", str(code), "--out", str(out),
+                        "--steps", "0", "--vocab-size", "300", "--threads", "1"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert not out.exists()
