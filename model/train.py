@@ -112,6 +112,10 @@ def get_tokenizer(cfg: TrainConfig, texts: list[str]) -> Tokenizer:
 
 
 def train(cfg: TrainConfig) -> Path:
+    """Train (or fine-tune) per cfg; returns the output directory. steps <= 0 trains nothing and
+    writes nothing (`redraft train --build-corpus --steps 0`, `make corpus`: the corpus only)."""
+    if cfg.steps <= 0:
+        return Path(cfg.out)
     dev = pick_device(cfg.device)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -218,8 +222,6 @@ def main(argv=None):
         except CorpusError as e:
             raise SystemExit(f"redraft train: {e}") from e
     cfg = TrainConfig(**{k: v for k, v in vars(a).items() if k in TrainConfig.__dataclass_fields__})
-    if cfg.steps <= 0:  # `--build-corpus --steps 0` (make corpus): the corpus only
-        return
     train(cfg)
 
 

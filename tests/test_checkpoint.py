@@ -9,17 +9,25 @@ from model.config import preset
 from model.transformer import Transformer
 
 
-def test_round_trip(tmp_path, shipped):
-    torch.manual_seed(3)
+def _tiny(shipped, seed=3):
+    torch.manual_seed(seed)
     cfg = preset("tiny")
     cfg.vocab_size = shipped.tokenizer.vocab_size
-    m = Transformer(cfg).eval()
+    return Transformer(cfg).eval()
+
+
+def _same_outputs(a, b):
+    x = torch.randint(0, a.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(0))
+    pos = torch.arange(9).expand(2, 9)
+    return torch.equal(a(x, pos)[0], b(x, pos)[0])
+
+
+def test_round_trip(tmp_path, shipped):
+    m = _tiny(shipped)
     checkpoint.save(m, shipped.tokenizer, tmp_path, dtype=torch.float32)
     back = checkpoint.load(tmp_path)
-    assert back.config == cfg
-    x = torch.randint(0, cfg.vocab_size, (2, 9))
-    pos = torch.arange(9).expand(2, 9)
-    assert torch.equal(m(x, pos)[0], back.model(x, pos)[0])
+    assert back.config == m.cfg
+    assert _same_outputs(m, back.model)
     assert back.tokenizer.encode("x = 1\n") == shipped.tokenizer.encode("x = 1\n")
 
 
@@ -48,19 +56,6 @@ def test_shipped_default_loads_offline(monkeypatch):
     assert n == loaded.config.num_params() and n > 1_000_000
     h, _ = loaded.model(torch.tensor([[5, 6, 7]]), torch.arange(3)[None])
     assert torch.isfinite(h.float()).all()
-
-
-def _tiny(shipped, seed=3):
-    torch.manual_seed(seed)
-    cfg = preset("tiny")
-    cfg.vocab_size = shipped.tokenizer.vocab_size
-    return Transformer(cfg).eval()
-
-
-def _same_outputs(a, b):
-    x = torch.randint(0, a.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(0))
-    pos = torch.arange(9).expand(2, 9)
-    return torch.equal(a(x, pos)[0], b(x, pos)[0])
 
 
 def test_large_weights_are_sharded_and_load_back(tmp_path, shipped):
