@@ -140,7 +140,8 @@ def train(cfg: TrainConfig) -> Path:
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+                             {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95),
+                            fused=True)  # one kernel per step instead of a dozen ops per tensor
     step, elapsed, tokens_seen = 0, 0.0, 0
     state_path = out / "train_state.pt"
     if state_path.exists():
