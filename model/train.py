@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -111,6 +112,22 @@ def get_tokenizer(cfg: TrainConfig, texts: list[str]) -> Tokenizer:
     return tok
 
 
+def data_seed(cfg: TrainConfig) -> int:
+    """Seed of the batch stream (and the noise) at step 0 of this run.
+
+    Design decision: a run that fine-tunes or continues a checkpoint (`--init`) mixes a digest of the
+    init weights into the seed. With the bare seed every continuation stage of the shipped model
+    replayed the first stage's batches in the same order (stages 2-5 saw the same ~8M tokens again
+    while most of the corpus went unseen); new init weights now mean new batches, and a resumed run
+    (same init, same out) still continues its own stream."""
+    if not cfg.init:
+        return cfg.seed
+    h = hashlib.sha256()
+    for f in checkpoint.weight_files(cfg.init):
+        h.update(f.read_bytes())
+    return cfg.seed + int.from_bytes(h.digest()[:4], "little")
+
+
 def train(cfg: TrainConfig) -> Path:
     """Train (or fine-tune) per cfg; returns the output directory. steps <= 0 trains nothing and
     writes nothing (`redraft train --build-corpus --steps 0`, `make corpus`: the corpus only)."""
@@ -152,8 +169,9 @@ def train(cfg: TrainConfig) -> Path:
         print(f"resumed from step {step} ({tokens_seen/1e6:.1f}M tokens, {elapsed:.0f}s)", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
           f"{len(texts)} train files, {len(held)} held-out", flush=True)
-    batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=cfg.seed + step, workers=cfg.workers)
-    gen = torch.Generator().manual_seed(cfg.seed + step)
+    seed = data_seed(cfg) + step
+    batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
+    gen = torch.Generator().manual_seed(seed)
     evals = heldout_batches(held, tok, cfg, cfg.eval_batches)
     amp = torch.autocast(dev.type, dtype=torch.bfloat16)
     log = open(out / "log.jsonl", "a")

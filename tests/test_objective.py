@@ -42,3 +42,31 @@ def test_loss_falls_on_a_tiny_overfit_batch():
         losses.append(loss.item())
     assert sum(losses[-5:]) / 5 < 0.5 * sum(losses[:5]) / 5
     assert stats["masked_acc"] > 0.5
+
+
+def _reference_loss(m, tokens, n_ctx, n_can, g, ar_weight):
+    """The objective written the long way: full-vocabulary log-probabilities at every position, one
+    term per loss, each averaged as documented in model/objective.py."""
+    from model.transformer import context_canvas_mask
+    B, T = tokens.shape
+    noisy, masked, _ = noise(tokens, n_ctx, n_can, MASK, g)
+    h, _ = m(noisy, torch.arange(T).expand(B, T), mask=context_canvas_mask(n_ctx, n_can, T))
+    logp = m.logits(h).double().log_softmax(-1)
+    ce = -logp.gather(-1, tokens[..., None]).squeeze(-1)
+    diff = sum((ce[b][masked[b]].mean() if masked[b].any() else 0.0) for b in range(B)) / B
+    ar = torch.arange(T)[None] < (n_ctx - 1)[:, None]
+    nxt = -logp[:, :-1].gather(-1, tokens[:, 1:, None]).squeeze(-1)
+    return diff + ar_weight * nxt[ar[:, :-1]].mean()
+
+
+def test_loss_matches_the_objective_written_out():
+    # rows of every shape: long and short contexts, a row with no context, padding
+    torch.manual_seed(1)
+    m = Transformer(preset("tiny")).double()
+    exs = [Example(torch.randint(16, 400, (n,)).tolist(), n_ctx=c) for n, c in ((60, 40), (33, 5), (20, 0), (64, 50))]
+    tokens, n_ctx, n_can = collate(exs, pad_id=0, seq_len=64)
+    for ar_weight in (0.0, 0.5):
+        got, stats = loss_fn(m, tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(3), ar_weight)
+        want = _reference_loss(m, tokens, n_ctx, n_can, torch.Generator().manual_seed(3), ar_weight)
+        assert abs(got.item() - want.item()) < 1e-5, (ar_weight, got.item(), want.item())
+        assert abs(stats["loss"] - want.item()) < 1e-5  # the loss takes its cross-entropy in float32

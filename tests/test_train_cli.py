@@ -37,3 +37,20 @@ def test_steps_zero_trains_nothing(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert not out.exists()
+
+
+def test_continued_runs_draw_new_batches(tmp_path):
+    # every stage that continued the shipped model once replayed the first stage's batches: the
+    # stream's seed now depends on the init weights (and stays put for a resumed run of the same init)
+    from model.train import TrainConfig, data_seed
+    other = tmp_path / "other"
+    ck = checkpoint.load()
+    with __import__("torch").no_grad():
+        ck.model.tok_emb.weight[0, 0] += 1.0
+    checkpoint.save(ck.model, ck.tokenizer, other)
+    scratch = data_seed(TrainConfig(seed=7))
+    shipped = data_seed(TrainConfig(seed=7, init=str(checkpoint.DEFAULT_DIR)))
+    assert scratch == 7
+    assert shipped != scratch
+    assert data_seed(TrainConfig(seed=7, init=str(checkpoint.DEFAULT_DIR))) == shipped
+    assert data_seed(TrainConfig(seed=7, init=str(other))) not in (scratch, shipped)
