@@ -70,15 +70,15 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     ar = torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None] if ar_weight > 0 else torch.zeros_like(masked)
     w_diff = masked.float() / masked.sum(1, keepdim=True).clamp(min=1) / B   # mean over each row's masked tokens
     w_ar = ar.float() * (ar_weight / ar.sum().clamp(min=1))                    # mean over all context tokens
-    target = torch.where(masked, tokens, torch.roll(tokens, -1, dims=1))
     b, p = (masked | ar).nonzero(as_tuple=True)
+    target = torch.where(masked, tokens, torch.roll(tokens, -1, dims=1))[b, p]   # (N,)
     logits = model.logits(h[b, p])                                            # (N, V)
-    ce = F.cross_entropy(logits.float(), target[b, p], reduction="none")      # (N,)
+    ce = F.cross_entropy(logits.float(), target, reduction="none")            # (N,)
     diff, ar_ce = (ce * w_diff[b, p]).sum(), (ce * w_ar[b, p]).sum()
     loss = diff + ar_ce
     with torch.no_grad():
         m = masked[b, p]
-        acc = (logits[m].argmax(-1) == target[b, p][m]).float().mean() if m.any() else ce.new_zeros(())
+        acc = (logits[m].argmax(-1) == target[m]).float().mean() if m.any() else ce.new_zeros(())
     stats = {"diff": diff.item(), "masked_acc": acc.item()}
     if ar_weight > 0:
         stats["ar"] = ar_ce.item() / ar_weight

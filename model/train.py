@@ -117,8 +117,8 @@ def data_seed(cfg: TrainConfig) -> int:
 
     Design decision: a run that fine-tunes or continues a checkpoint (`--init`) mixes a digest of the
     init weights into the seed. With the bare seed every continuation stage of the shipped model
-    replayed the first stage's batches in the same order (stages 2-5 saw the same ~8M tokens again
-    while most of the corpus went unseen); new init weights now mean new batches, and a resumed run
+    replayed the first stage's batches in the same order (stages 2-4 trained on stage 1's first
+    batches again while most of the corpus went unseen); new init weights now mean new batches, and a resumed run
     (same init, same out) still continues its own stream."""
     if not cfg.init:
         return cfg.seed

@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import torch
+
 from model import checkpoint
 
 
@@ -45,7 +47,7 @@ def test_continued_runs_draw_new_batches(tmp_path):
     from model.train import TrainConfig, data_seed
     other = tmp_path / "other"
     ck = checkpoint.load()
-    with __import__("torch").no_grad():
+    with torch.no_grad():
         ck.model.tok_emb.weight[0, 0] += 1.0
     checkpoint.save(ck.model, ck.tokenizer, other)
     scratch = data_seed(TrainConfig(seed=7))
