@@ -245,7 +245,8 @@ def format_table(m: dict[str, Any]) -> str:
 
     rows = [
         ("tasks", f"{m['tasks']} of {m['of']}"),
-        ("pass@1", f"{fmt(m['pass@1'], True)} ({m['passed']}/{m['tasks']})"),
+        # from the counts, not from the rounded share: 77/1033 = 7.454% is 7.5%, not round(0.0745) = 7.4%
+        ("pass@1", f"{100 * m['passed'] / m['tasks']:.1f}% ({m['passed']}/{m['tasks']})" if m["tasks"] else "-"),
         ("empty completions", fmt(m["empty_share"], True)),
         ("document parses", fmt(m["parse_share"], True)),
         ("forward passes / task", fmt(m["forward_passes_mean"])),

