@@ -70,7 +70,7 @@ def _bound_names(fn: ast.FunctionDef) -> set[str]:
 
 
 def self_contained(fn: ast.FunctionDef, lines: list[str], path: str = "") -> Function | None:
-    """The function as a Function if it qualifies (module docstring), else None."""
+    """The function as a Function if it qualifies (the rules: the module docstring), else None."""
     if not MIN_LINES <= fn.end_lineno - fn.lineno + 1 <= MAX_LINES:
         return None
     if fn.name.startswith(("test", "_")) or fn.decorator_list:
@@ -108,7 +108,7 @@ def pseudo_module(group: list[Function]) -> str:
 
 
 def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 0.35, seed: int = 7) -> dict:
-    """Write the fine-tuning mix (module docstring) from corpus_dir's training split into out_dir."""
+    """Write the fine-tuning mix (layout: the module docstring) from corpus_dir's training split into out_dir."""
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
     rng = random.Random(seed)
     records = list(read_split(corpus_dir, "train"))
