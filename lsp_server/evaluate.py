@@ -207,6 +207,7 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
     """Aggregate metrics. Model figures (passes, tokens, latency) are over the tasks that report them;
     tokens per forward pass is total committed infill tokens / total forward passes."""
     n = len(records)
+    n_empty, n_parsed = sum(r.empty for r in records), sum(r.parses for r in records)
     statuses: dict[str, int] = {}
     for r in records:
         statuses[r.status] = statuses.get(r.status, 0) + 1
@@ -222,8 +223,9 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
         "benchmark": "humaneval-infill", "subset": config.subset, "tasks": n, "of": SINGLE_LINE_COUNT,
         "passed": statuses.get("passed", 0),
         "pass@1": _round(statuses.get("passed", 0) / n) if n else None,
-        "empty_share": _round(sum(r.empty for r in records) / n) if n else None,
-        "parse_share": _round(sum(r.parses for r in records) / n) if n else None,
+        "empty": n_empty, "parsed": n_parsed,
+        "empty_share": _round(n_empty / n) if n else None,
+        "parse_share": _round(n_parsed / n) if n else None,
         "forward_passes_mean": _round(_mean(passes), 3),
         "tokens_per_forward_pass": _round(sum(tokens) / sum(passes), 3) if passes and sum(passes) else None,
         "latency_ms_p50": _round(percentile(lat, 50), 1), "latency_ms_p95": _round(percentile(lat, 95), 1),
@@ -238,17 +240,18 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
 
 
 def format_table(m: dict[str, Any]) -> str:
-    def fmt(v: Any, pct: bool = False) -> str:
-        if v is None:
-            return "-"
-        return f"{100 * v:.1f}%" if pct else str(v)
+    def fmt(v: Any) -> str:
+        return "-" if v is None else str(v)
+
+    def pct(k: int) -> str:
+        # from the counts, not from the rounded share: 77/1033 = 7.454% is 7.5%, not round(0.0745) = 7.4%
+        return f"{100 * k / m['tasks']:.1f}%" if m["tasks"] else "-"
 
     rows = [
         ("tasks", f"{m['tasks']} of {m['of']}"),
-        # from the counts, not from the rounded share: 77/1033 = 7.454% is 7.5%, not round(0.0745) = 7.4%
-        ("pass@1", f"{100 * m['passed'] / m['tasks']:.1f}% ({m['passed']}/{m['tasks']})" if m["tasks"] else "-"),
-        ("empty completions", fmt(m["empty_share"], True)),
-        ("document parses", fmt(m["parse_share"], True)),
+        ("pass@1", f"{pct(m['passed'])} ({m['passed']}/{m['tasks']})"),
+        ("empty completions", pct(m["empty"])),
+        ("document parses", pct(m["parsed"])),
         ("forward passes / task", fmt(m["forward_passes_mean"])),
         ("tokens / forward pass", fmt(m["tokens_per_forward_pass"])),
         ("latency p50 (ms)", fmt(m["latency_ms_p50"])),

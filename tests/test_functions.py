@@ -99,13 +99,17 @@ def test_a_pseudo_module_runs_with_the_imports_it_needs():
     assert ns["clamp"](7, 0, 5) == 5 and ns["digits"](-1939) == 22
 
 
-def _corpus(tmp_path, n=80):
+def _scale(i):
+    return (f'def scale_{i}(values, k):\n    """Scale every value by k."""\n    out = []\n'
+            f"    for v in values:\n        out.append(v * k + {i})\n    return out\n")
+
+
+def _corpus(tmp_path, source=_scale, n=80):
+    """A corpus built by build_corpus from n files, file i holding source(i)."""
     root = tmp_path / "src"
     root.mkdir()
     for i in range(n):
-        (root / f"m{i}.py").write_text(
-            f'def scale_{i}(values, k):\n    """Scale every value by k."""\n    out = []\n'
-            f"    for v in values:\n        out.append(v * k + {i})\n    return out\n")
+        (root / f"m{i}.py").write_text(source(i))
     build_corpus(tmp_path / "corpus", roots=[root], heldout_percent=10)
     return tmp_path / "corpus"
 
@@ -136,13 +140,9 @@ def test_the_mix_comes_from_the_training_split_only_and_is_reproducible(tmp_path
 
 
 def test_a_mix_without_functions_is_a_clear_error(tmp_path):
-    root = tmp_path / "src"
-    root.mkdir()
-    for i in range(40):
-        (root / f"m{i}.py").write_text(f"X{i} = {i}\n")
-    build_corpus(tmp_path / "corpus", roots=[root], heldout_percent=10)
+    corpus = _corpus(tmp_path, lambda i: f"X{i} = {i}\n", n=40)
     with pytest.raises(ValueError, match="no self-contained functions"):
-        build_mix(tmp_path / "corpus", tmp_path / "mix")
+        build_mix(corpus, tmp_path / "mix")
 
 
 def test_train_cli_builds_the_mix_then_stops_at_zero_steps(tmp_path):
