@@ -14,9 +14,12 @@ directory that `redraft train --data DIR` trains on (load_texts reads a director
                           text (examples are drawn per file, so the share counts files)
     DIR/manifest.json     what was written
 
-Design decision: the selection is syntactic (ast), not a quality model: a function qualifies when
-every name it loads is bound inside it, a builtin, or one of STD_NAMES, and it is 4-30 lines,
-public, undecorated, not a test, and no generator or coroutine.
+Design decision: the selection is syntactic (ast), not a quality model. Two rule sets (RULES):
+"strict" (the default; default-v6's mix): a function qualifies when every name it loads is bound
+inside it, a builtin, or one of STD_NAMES, and it is 4-30 lines, public, undecorated, not a test,
+and no generator or coroutine. "broad" (about three times as many functions): 3-50 lines, private
+helpers, recursion (its own name counts as bound) and generators too, and it may also load what
+its file imports from the standard library at top level (the pseudo-module repeats that import).
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ import ast
 import builtins
 import json
 import random
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +45,25 @@ STD_NAMES = {
     **{c: f"from collections import {c}" for c in ("Counter", "defaultdict", "deque")},
 }
 _BUILTINS = set(dir(builtins))
+_STDLIB = set(sys.stdlib_module_names)
+
+
+@dataclass(frozen=True)
+class Rules:
+    min_lines: int = MIN_LINES
+    max_lines: int = MAX_LINES
+    max_chars: int = MAX_CHARS
+    private: bool = False          # _helpers qualify too
+    recursion: bool = False        # the function's own name counts as bound
+    generators: bool = False       # yield allowed (await, global, nonlocal never are)
+    module_imports: bool = False   # may load names its file imports from the standard library at top level
+
+
+RULES = {
+    "strict": Rules(),
+    "broad": Rules(min_lines=3, max_lines=50, max_chars=2500, private=True, recursion=True, generators=True,
+                   module_imports=True),
+}
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,7 @@ class Function:
     std: tuple[str, ...]  # STD_NAMES it loads, sorted
     docstring: bool
     path: str            # the corpus file it came from
+    imports: tuple[str, ...] = ()  # its file's top-level standard-library imports it needs (broad rules)
 
 
 def _bound_names(fn: ast.FunctionDef) -> set[str]:
@@ -69,50 +93,82 @@ def _bound_names(fn: ast.FunctionDef) -> set[str]:
     return names
 
 
-def self_contained(fn: ast.FunctionDef, lines: list[str], path: str = "") -> Function | None:
-    """The function as a Function if it qualifies (the rules: the module docstring), else None."""
-    if not MIN_LINES <= fn.end_lineno - fn.lineno + 1 <= MAX_LINES:
+def stdlib_imports(tree: ast.Module) -> dict[str, str]:
+    """Name -> the top-level import statement that binds it, for the file's standard-library imports."""
+    out: dict[str, str] = {}
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name.split(".")[0] in _STDLIB:
+                    out[(a.asname or a.name).split(".")[0]] = "import " + a.name + (f" as {a.asname}" if a.asname else "")
+        elif isinstance(n, ast.ImportFrom) and n.level == 0 and n.module and n.module.split(".")[0] in _STDLIB:
+            for a in n.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = f"from {n.module} import {a.name}" + (f" as {a.asname}" if a.asname else "")
+    return out
+
+
+def self_contained(fn: ast.FunctionDef, lines: list[str], path: str = "", rules: Rules = RULES["strict"],
+                   file_imports: dict[str, str] | None = None) -> Function | None:
+    """The function as a Function if it qualifies under `rules` (see the module docstring), else None.
+    file_imports: stdlib_imports of its file (used by rules.module_imports)."""
+    if not rules.min_lines <= fn.end_lineno - fn.lineno + 1 <= rules.max_lines:
         return None
-    if fn.name.startswith(("test", "_")) or fn.decorator_list:
+    if fn.name.startswith("test") or (fn.name.startswith("_") and not rules.private) or fn.decorator_list:
         return None
-    bound, std = _bound_names(fn), set()
+    bound, std, imports = _bound_names(fn), set(), set()
+    if rules.recursion:
+        bound.add(fn.name)
+    extra = (file_imports or {}) if rules.module_imports else {}
+    banned = (ast.Global, ast.Nonlocal, ast.Await) + (() if rules.generators else (ast.Yield, ast.YieldFrom))
     for n in ast.walk(fn):
-        if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+        if isinstance(n, banned):
             return None
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound and n.id not in _BUILTINS:
-            if n.id not in STD_NAMES:
+            if n.id in STD_NAMES:
+                std.add(n.id)
+            elif n.id in extra:
+                imports.add(extra[n.id])
+            else:
                 return None
-            std.add(n.id)
     source = textwrap.dedent("\n".join(lines[fn.lineno - 1: fn.end_lineno]))
-    if len(source) > MAX_CHARS:
+    if len(source) > rules.max_chars:
         return None
-    return Function(source, tuple(sorted(std)), ast.get_docstring(fn) is not None, path)
+    return Function(source, tuple(sorted(std)), ast.get_docstring(fn) is not None, path, tuple(sorted(imports)))
 
 
-def extract(text: str, path: str = "") -> list[Function]:
+def extract(text: str, path: str = "", rules: Rules = RULES["strict"]) -> list[Function]:
     """The qualifying top-level functions of one source file (none if it does not parse)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = text.split("\n")
-    found = (self_contained(n, lines, path) for n in tree.body if isinstance(n, ast.FunctionDef))
+    file_imports = stdlib_imports(tree) if rules.module_imports else None
+    found = (self_contained(n, lines, path, rules, file_imports) for n in tree.body if isinstance(n, ast.FunctionDef))
     return [f for f in found if f is not None]
 
 
 def pseudo_module(group: list[Function]) -> str:
     """Functions joined as one file, headed by the imports they need."""
-    head = "\n".join(dict.fromkeys(STD_NAMES[u] for u in sorted({u for f in group for u in f.std})))
+    std = [STD_NAMES[u] for u in sorted({u for f in group for u in f.std})]
+    head = "\n".join(dict.fromkeys(std + sorted({i for f in group for i in f.imports})))
     body = "\n\n\n".join(f.source for f in group)
     return (head + "\n\n\n" if head else "") + body + "\n"
 
 
-def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 0.35, seed: int = 7) -> dict:
-    """Write the fine-tuning mix (layout: the module docstring) from corpus_dir's training split into out_dir."""
+def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 0.35, seed: int = 7,
+              rules: str = "strict") -> dict:
+    """Write the fine-tuning mix (layout: the module docstring) from corpus_dir's training split into
+    out_dir, selecting functions with RULES[rules]."""
+    if rules not in RULES:
+        raise ValueError(f"unknown function rules {rules!r}; choose from {sorted(RULES)}")
+    if not 0 < share < 1:
+        raise ValueError(f"share must be between 0 and 1 (exclusive), got {share}")
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
     rng = random.Random(seed)
     records = list(read_split(corpus_dir, "train"))
-    functions = [f for r in records for f in extract(r["text"], r["path"])]
+    functions = [f for r in records for f in extract(r["text"], r["path"], RULES[rules])]
     if not functions:
         raise ValueError(f"no self-contained functions in the training split of {corpus_dir}")
     for sub in ("fn", "corpus"):
@@ -135,6 +191,6 @@ def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 
     manifest = {"source": str(corpus_dir), "functions": len(functions),
                 "with_docstring": sum(f.docstring for f in functions),
                 "function_chars": sum(len(f.source) for f in functions), "repeats": repeats,
-                "pseudo_modules": n_mod, "corpus_files": n_corpus, "share": share, "seed": seed}
+                "pseudo_modules": n_mod, "corpus_files": n_corpus, "share": share, "seed": seed, "rules": rules}
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

@@ -20,7 +20,7 @@ import torch
 from . import checkpoint
 from .config import preset
 from .data import CorpusError, Example, batch_stream, build_corpus, load_texts
-from .functions import build_mix
+from .functions import RULES, build_mix
 from .objective import collate, loss_fn, masked_metrics
 from .tokenizer import Tokenizer, train_tokenizer
 from .transformer import Transformer
@@ -235,6 +235,10 @@ def main(argv=None):
                     help="(re)build the self-contained-function fine-tuning mix (model/functions.py) from the "
                          "training split of --mix-from into --data first")
     ap.add_argument("--mix-from", default="data/corpus", help="the corpus --build-mix reads (default data/corpus)")
+    ap.add_argument("--mix-rules", default="strict", choices=sorted(RULES),
+                    help="which functions --build-mix selects (model/functions.py RULES; default strict)")
+    ap.add_argument("--mix-share", type=float, default=0.35,
+                    help="share of the mix's files that are function pseudo-modules (default 0.35)")
     for f in TrainConfig.__dataclass_fields__.values():
         if f.name == "extra":
             continue
@@ -245,7 +249,7 @@ def main(argv=None):
         if a.build_corpus:
             raise SystemExit("redraft train: --build-corpus and --build-mix both write --data; build the corpus first")
         try:
-            print(json.dumps(build_mix(Path(a.mix_from), Path(a.data)), indent=2), flush=True)
+            print(json.dumps(build_mix(Path(a.mix_from), Path(a.data), share=a.mix_share, rules=a.mix_rules), indent=2), flush=True)
         except (FileNotFoundError, ValueError) as e:
             raise SystemExit(f"redraft train: {e}") from e
     elif a.build_corpus or (not a.init and not Path(a.data).exists()):

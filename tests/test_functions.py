@@ -8,7 +8,7 @@ import pytest
 
 from model import checkpoint
 from model.data import build_corpus, read_split
-from model.functions import build_mix, extract, pseudo_module
+from model.functions import RULES, build_mix, extract, pseudo_module
 
 SOURCE = '''
 import os
@@ -99,6 +99,64 @@ def test_a_pseudo_module_runs_with_the_imports_it_needs():
     assert ns["clamp"](7, 0, 5) == 5 and ns["digits"](-1939) == 22
 
 
+BROAD_EXTRA = '''
+from os.path import join as pjoin
+import json
+
+
+def fact(n):
+    if n < 2:
+        return 1
+    return n * fact(n - 1)
+
+
+def tiny(x):
+    y = x * 2
+    return y
+
+
+def dumps_sorted(obj, *parts):
+    text = json.dumps(obj, sort_keys=True)
+    return pjoin(*parts, text)
+
+
+def uses_torch(x):
+    y = torch.tensor(x)
+    return y.sum()
+
+
+async def later(x):
+    y = await x
+    return y
+'''
+
+
+def test_broad_rules_add_private_recursive_generator_and_stdlib_import_functions():
+    strict = {f.source.split("(")[0][4:] for f in extract(SOURCE + BROAD_EXTRA)}
+    broad = {f.source.split("(")[0][4:]: f for f in extract(SOURCE + BROAD_EXTRA, rules=RULES["broad"])}
+    assert strict == {"clamp", "digits"}
+    # broad: the private helper, the generator, the 3-line function, recursion, the file's stdlib
+    # imports (os, json, os.path.join as pjoin); still out: a global, a test, a decorator, a method,
+    # a non-stdlib name (torch), a coroutine, a one-liner
+    assert sorted(broad) == ["_private", "clamp", "counting", "digits", "dumps_sorted", "fact", "tiny", "uses_module"]
+    assert broad["uses_module"].imports == ("import os",)
+    assert broad["dumps_sorted"].imports == ("from os.path import join as pjoin", "import json")
+    text = pseudo_module([broad[k] for k in ("fact", "dumps_sorted", "uses_module", "digits")])
+    assert text.startswith("import math\nfrom os.path import join as pjoin\nimport json\nimport os\n")
+    ns: dict = {}
+    exec(compile(text, "pseudo.py", "exec"), ns)  # noqa: S102 - our own test source
+    assert ns["fact"](5) == 120 and ns["dumps_sorted"]({"b": 1, "a": 2}, "d") == 'd/{"a": 2, "b": 1}'
+    assert ns["uses_module"]("/x/y.py") == "y.py"
+
+
+def test_build_mix_rejects_unknown_rules_and_shares(tmp_path):
+    with pytest.raises(ValueError, match="unknown function rules"):
+        build_mix(tmp_path, tmp_path / "mix", rules="loose")
+    with pytest.raises(ValueError, match="share"):
+        build_mix(tmp_path, tmp_path / "mix", share=1.0)
+    assert not (tmp_path / "mix").exists()
+
+
 def _scale(i):
     return (f'def scale_{i}(values, k):\n    """Scale every value by k."""\n    out = []\n'
             f"    for v in values:\n        out.append(v * k + {i})\n    return out\n")
@@ -153,5 +211,10 @@ def test_train_cli_builds_the_mix_then_stops_at_zero_steps(tmp_path):
     r = subprocess.run(run, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert '"pseudo_modules"' in r.stdout and list((tmp_path / "mix" / "fn").glob("*.py"))
+    assert json.loads((tmp_path / "mix" / "manifest.json").read_text())["rules"] == "strict"
+    broad = subprocess.run(run + ["--mix-rules", "broad", "--mix-share", "0.25"], capture_output=True, text=True, timeout=300)
+    assert broad.returncode == 0, broad.stderr[-2000:]
+    man = json.loads((tmp_path / "mix" / "manifest.json").read_text())
+    assert man["rules"] == "broad" and man["share"] == 0.25
     missing = subprocess.run(run[:6] + [str(tmp_path / "nowhere")] + run[7:], capture_output=True, text=True, timeout=300)
     assert missing.returncode != 0 and "no train split" in missing.stderr
