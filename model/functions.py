@@ -34,7 +34,6 @@ from pathlib import Path
 
 from .data import read_split
 
-MIN_LINES, MAX_LINES, MAX_CHARS = 4, 30, 1500
 # names a self-contained function may load besides its own and the builtins -> the import they need
 STD_NAMES = {
     "math": "import math", "re": "import re", "collections": "import collections",
@@ -50,9 +49,9 @@ _STDLIB = set(sys.stdlib_module_names)
 
 @dataclass(frozen=True)
 class Rules:
-    min_lines: int = MIN_LINES
-    max_lines: int = MAX_LINES
-    max_chars: int = MAX_CHARS
+    min_lines: int = 4             # lines of the whole definition, docstring included
+    max_lines: int = 30
+    max_chars: int = 1500          # of the dedented source
     private: bool = False          # _helpers qualify too
     recursion: bool = False        # the function's own name counts as bound
     generators: bool = False       # yield allowed (await, global, nonlocal never are)
@@ -111,7 +110,8 @@ def stdlib_imports(tree: ast.Module) -> dict[str, str]:
 def self_contained(fn: ast.FunctionDef, lines: list[str], path: str = "", rules: Rules = RULES["strict"],
                    file_imports: dict[str, str] | None = None) -> Function | None:
     """The function as a Function if it qualifies under `rules` (see the module docstring), else None.
-    file_imports: stdlib_imports of its file (used by rules.module_imports)."""
+    file_imports: names it may load besides STD_NAMES -> their import (`extract` passes its file's
+    stdlib_imports when rules.module_imports)."""
     if not rules.min_lines <= fn.end_lineno - fn.lineno + 1 <= rules.max_lines:
         return None
     if fn.name.startswith("test") or (fn.name.startswith("_") and not rules.private) or fn.decorator_list:
@@ -119,7 +119,7 @@ def self_contained(fn: ast.FunctionDef, lines: list[str], path: str = "", rules:
     bound, std, imports = _bound_names(fn), set(), set()
     if rules.recursion:
         bound.add(fn.name)
-    extra = (file_imports or {}) if rules.module_imports else {}
+    extra = file_imports or {}
     banned = (ast.Global, ast.Nonlocal, ast.Await) + (() if rules.generators else (ast.Yield, ast.YieldFrom))
     for n in ast.walk(fn):
         if isinstance(n, banned):
