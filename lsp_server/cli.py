@@ -12,7 +12,8 @@ commands:
   serve      run the language server (stdio; --tcp HOST:PORT)
   complete   FILE LINE COL: print one completion (LINE and COL are 1-based; COL counts characters)
   train      train or fine-tune the model (redraft train --help)
-  eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout
+  eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
+             dev-lines (exact match on held-out functions' lines)
   demo       run the shipped model on a sample file and print completions with latency
 """
 
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     if cmd == "eval" and rest[:1] == ["heldout"]:
         from model.train import main_heldout
         return main_heldout(rest[1:])
+    if cmd == "eval" and rest[:1] == ["dev-lines"]:
+        from .devlines import main as dev_main
+        return dev_main(rest[1:])
     if cmd == "eval":
         from .evaluate import main as eval_main
         return eval_main(rest) or 0

@@ -29,15 +29,18 @@ from .transformer import KV, Transformer
 class Effort:
     threshold: float   # commit every masked position at least this confident
     max_steps: int     # step budget; the last step commits all that is left
+    samples: int = 0   # single-line scopes: this many causal-path candidates (model/causal.py) are drawn
+                       # and, with the canvas's answer, reranked by likelihood (the pipeline does it)
 
 
 EFFORTS = {
     "instant": Effort(threshold=0.5, max_steps=2),
     "low": Effort(threshold=0.7, max_steps=4),
     "medium": Effort(threshold=0.85, max_steps=8),
-    "high": Effort(threshold=0.95, max_steps=128),
-    # one token per forward pass (no threshold can pass): the autoregressive-like limit of the model
-    "max": Effort(threshold=2.0, max_steps=128),
+    # medium's canvas, plus 8 causal candidates reranked with it (about 3x low's time on a CPU)
+    "high": Effort(threshold=0.85, max_steps=8, samples=8),
+    # one token per forward pass (no threshold can pass), plus 16 causal candidates
+    "max": Effort(threshold=2.0, max_steps=128, samples=16),
 }
 
 

@@ -62,7 +62,7 @@ def test_should_stop_is_honoured_between_steps(io):
         return len(calls) > 2
 
     with pytest.raises(Cancelled):
-        generate(model, tok, pre, suf, canvas_len=32, effort="high", should_stop=stop)
+        generate(model, tok, pre, suf, canvas_len=32, effort="max", should_stop=stop)
     assert len(calls) == 3  # checked before each step; two steps ran
 
 

@@ -28,7 +28,7 @@ def send_inline(client: LanguageClient, msg_id: str, uri: str, pos: types.Positi
 
 async def test_cancel_request_stops_denoising_and_answers_request_cancelled(client: LanguageClient):
     open_doc(client, "file:///cancel.py", SAMPLE)
-    configure(client, {"redraft": {"effort": "high"}})  # up to 32 steps: ~6 s at 200 ms a step
+    configure(client, {"redraft": {"effort": "max"}})  # one position per step: ~6 s at 200 ms a step
     cancelled_before = (await stats(client))["requests"].get("cancelled", 0)
     pending = send_inline(client, "to-cancel", "file:///cancel.py", RETURN_POS)
     await asyncio.sleep(0.6)                            # it is denoising now

@@ -1,0 +1,144 @@
+"""Candidates from the model's causal path, and their likelihood: what the higher efforts spend more
+compute on.
+
+The context [<suffix> suffix <prefix> prefix] is encoded causally and trained with a next-token loss
+(model/objective.py), so the same weights are also a suffix-aware left-to-right model: after the
+prefix's last token it predicts how the prefix goes on, having read the suffix. Two uses:
+
+* draw(): k continuations sampled in parallel (row 0 greedy, the others at a temperature), each
+  stopped at its first newline (or after max_new tokens);
+* score(): log p(candidate + tail | context) on the same path, where `tail` is the text that
+  follows the cursor up to the end of the next line. The tail makes the score a judgement of the
+  whole line in its place: a candidate that ends too early or runs into what the suffix already has
+  makes the known next line unlikely. Summed, not averaged per token: every candidate is scored on
+  the same event (its text followed by the same tail), and on the dev set the sum picked best.
+
+Design decision: the k rows share the cached context without copying it. They are laid out as one
+batch-1 sequence after the context ([ctx | row 0..k-1 of step 0 | row 0..k-1 of step 1 | ...]) with
+a mask that lets each row see the context and its own earlier tokens; expanding the context's
+keys/values to k rows instead cost a copy of the whole cache per step.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from .tokenizer import Tokenizer
+from .transformer import KV, Transformer
+
+
+def _head(kv: list[KV], n: int) -> list[KV]:
+    return [(k[:, :, :n], v[:, :, :n]) for k, v in kv]
+
+
+def _cat(a: list[KV], b: list[KV]) -> list[KV]:
+    return [(torch.cat([x[0], y[0]], 2), torch.cat([x[1], y[1]], 2)) for x, y in zip(a, b)]
+
+
+def newline_ids(tok: Tokenizer, vocab_size: int) -> torch.Tensor:
+    """bool (vocab_size,): tokens whose text holds a newline (a line's candidate stops there)."""
+    out = torch.zeros(vocab_size, dtype=torch.bool)
+    special = set(tok.special_ids)
+    for i in range(min(tok.vocab_size, vocab_size)):
+        if i not in special and "\n" in tok.decode([i]):
+            out[i] = True
+    return out
+
+
+def _bias(tok: Tokenizer, vocab_size: int, device) -> torch.Tensor:
+    b = torch.zeros(vocab_size, device=device)
+    b[sorted(tok.special_ids)] = float("-inf")  # sentinels, mask, filler: never text
+    b[tok.vocab_size:] = float("-inf")
+    return b
+
+
+@torch.inference_mode()
+def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: int, max_new: int,
+         temperature: float, gen: torch.Generator, stop: torch.Tensor,
+         should_stop: Callable[[], bool] | None = None) -> tuple[list[list[int]], int]:
+    """ctx: the fim context ([... prefix, <middle>]) and kv its cached keys/values (batch 1).
+    Returns k token lists (each up to and including its first `stop` token) and the forward passes."""
+    from .sampler import Cancelled
+    dev = model.tok_emb.weight.device
+    P = len(ctx) - 1                       # the continuation replaces <middle>, at position P
+    bias = _bias(tok, model.cfg.vocab_size, dev)
+    stop = stop.to(dev)
+    # the prefix's last token again, to get its hidden state (the cache holds keys/values only)
+    h, _ = model(torch.tensor([[ctx[P - 1]]], device=dev), torch.tensor([[P - 1]], device=dev),
+                 past=_head(kv, P - 1), mask=torch.ones(1, 1, 1, P, dtype=torch.bool, device=dev))
+    h = h[0, -1:].expand(k, -1)            # (k, d)
+    past = _head(kv, P)
+    rows = torch.arange(k, device=dev)
+    out = torch.zeros(k, 0, dtype=torch.long, device=dev)
+    done = torch.zeros(k, dtype=torch.bool, device=dev)
+    passes = 0
+    for i in range(max_new):
+        logits = model.logits(h).float() + bias                          # (k, V)
+        sampled = torch.multinomial(torch.softmax(logits / max(temperature, 1e-6), -1).cpu(), 1,
+                                    generator=gen).squeeze(1).to(dev)
+        t = torch.where(rows == 0, logits.argmax(-1), sampled)
+        t = torch.where(done, torch.zeros_like(t), t)                    # finished rows: ignored padding
+        out = torch.cat([out, t[:, None]], 1)
+        done = done | stop[t]
+        if bool(done.all()) or i == max_new - 1:
+            break
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        # the new tokens: row r sees the context, its own earlier tokens, and itself
+        n_past = P + k * i
+        mask = torch.zeros(k, n_past + k, dtype=torch.bool, device=dev)
+        mask[:, :P] = True
+        for j in range(i):
+            mask[rows, P + j * k + rows] = True
+        mask[rows, n_past + rows] = True
+        hh, new = model(t[None], torch.full((1, k), P + i, device=dev), past=past, mask=mask[None, None])
+        past = _cat(past, new)
+        h = hh[0]
+        passes += 1
+    seqs = []
+    for r, row in enumerate(out.tolist()):
+        s = []
+        for t in row:
+            s.append(t)
+            if bool(stop[t]):
+                break
+        seqs.append(s)
+    return seqs, passes + 1
+
+
+@torch.inference_mode()
+def score(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], texts: list[str],
+          tail: str) -> tuple[list[float], list[list[float]]]:
+    """Sum of log p(text + tail) on the causal path for each text (one forward pass for all), and
+    each text's per-token probabilities (the tokens of `text + tail` that overlap `text`)."""
+    if not texts:
+        return [], []
+    dev = model.tok_emb.weight.device
+    P = len(ctx) - 1
+    bias = _bias(tok, model.cfg.vocab_size, dev)
+    seqs = [tok.encode(t + tail) or [ctx[P - 1]] for t in texts]
+    lens = [len(s) for s in seqs]
+    # flattened: [ctx[:P-1] | seq 0 (input: last prefix token + its tokens but the last) | seq 1 | ...]
+    inp, tgt, pos, owner = [], [], [], []
+    for r, s in enumerate(seqs):
+        inp += [ctx[P - 1]] + s[:-1]
+        tgt += s
+        pos += list(range(P - 1, P - 1 + len(s)))
+        owner += [r] * len(s)
+    N = len(inp)
+    own = torch.tensor(owner, device=dev)
+    p_ = torch.tensor(pos, device=dev)
+    same = (own[:, None] == own[None, :]) & (p_[None, :] <= p_[:, None])   # own row, causal
+    mask = torch.cat([torch.ones(N, P - 1, dtype=torch.bool, device=dev), same], 1)
+    h, _ = model(torch.tensor([inp], device=dev), p_[None], past=_head(kv, P - 1), mask=mask[None, None])
+    lp = torch.log_softmax(model.logits(h[0]).float() + bias, -1)
+    tok_lp = lp.gather(-1, torch.tensor(tgt, device=dev)[:, None]).squeeze(1).tolist()
+    sums, probs, at = [], [], 0
+    for t, n in zip(texts, lens):
+        row = tok_lp[at: at + n]
+        at += n
+        sums.append(sum(row))
+        n_text = len(tok.encode(t)) if t else 0
+        probs.append([float(torch.tensor(x).exp()) for x in row[:n_text]])
+    return sums, probs

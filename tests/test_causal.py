@@ -1,0 +1,109 @@
+"""The causal path's candidates and scores (model/causal.py) on the real shipped checkpoint, checked
+against a plain one-row-at-a-time computation."""
+import copy
+
+import pytest
+import torch
+
+from model import causal
+from model.data import fim_context
+from model.sampler import Cancelled, ContextCache
+
+PREFIX = "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    "
+SUFFIX = "\n\n\nprint(mean([1, 2, 3]))\n"
+
+
+@pytest.fixture(scope="module")
+def setup(shipped):
+    # a float32 copy: the shared layout and the plain computation then agree to float rounding (in
+    # the stored bf16 they differ by ~0.01 per token: other reduction orders)
+    model, tok = copy.deepcopy(shipped.model).float(), shipped.tokenizer
+    ctx = fim_context(tok, tok.encode(PREFIX), tok.encode(SUFFIX))
+    kv, _ = ContextCache().encode(model, ctx)
+    stop = causal.newline_ids(tok, model.cfg.vocab_size)
+    return model, tok, ctx, kv, stop
+
+
+def bias(model, tok):
+    b = torch.zeros(model.cfg.vocab_size)
+    b[sorted(tok.special_ids)] = float("-inf")
+    b[tok.vocab_size:] = float("-inf")
+    return b
+
+
+@torch.inference_mode()
+def plain_logprobs(model, tok, ctx, seq):
+    """log p of each token of seq after the prefix: one causal forward over [ctx without <middle> | seq]."""
+    ids = ctx[:-1] + seq
+    T = len(ids)
+    h, _ = model(torch.tensor([ids]), torch.arange(T)[None], mask=torch.ones(T, T, dtype=torch.bool).tril()[None, None])
+    lp = torch.log_softmax(model.logits(h[0]).float() + bias(model, tok), -1)
+    P = len(ctx) - 1
+    return [float(lp[P - 1 + i, t]) for i, t in enumerate(seq)]
+
+
+def test_newline_ids_are_exactly_the_tokens_with_a_newline(setup):
+    model, tok, _, _, stop = setup
+    assert stop.shape == (model.cfg.vocab_size,) and stop.any()
+    for i in range(tok.vocab_size):
+        want = i not in tok.special_ids and "\n" in tok.decode([i])
+        assert bool(stop[i]) == want
+
+
+def test_greedy_row_is_plain_greedy_decoding(setup):
+    model, tok, ctx, kv, stop = setup
+    seqs, passes = causal.draw(model, tok, ctx, kv, 4, 12, 0.8, torch.Generator().manual_seed(0), stop)
+    assert len(seqs) == 4 and 1 <= passes <= 12
+    # row 0 token by token, recomputing the whole sequence each time (no cache, no shared layout)
+    out = []
+    for _ in range(len(seqs[0])):
+        lp = plain_logprobs(model, tok, ctx, out + [0])
+        ids = ctx[:-1] + out
+        T = len(ids)
+        h, _ = model(torch.tensor([ids]), torch.arange(T)[None], mask=torch.ones(T, T, dtype=torch.bool).tril()[None, None])
+        out.append(int((model.logits(h[0, -1]).float() + bias(model, tok)).argmax()))
+        if stop[out[-1]]:
+            break
+    assert seqs[0] == out
+    for s in seqs:  # every row stops at its first newline token or at max_new
+        assert all(not stop[t] for t in s[:-1]) and (stop[s[-1]] or len(s) == 12)
+        assert not set(s) & tok.special_ids
+
+
+def test_rows_are_independent_samples(setup):
+    """Each sampled row's tokens are probable under a plain computation of its own history: the mask
+    keeps the rows apart (a row that saw another row's tokens would not match its own logits)."""
+    model, tok, ctx, kv, stop = setup
+    seqs, _ = causal.draw(model, tok, ctx, kv, 6, 10, 0.8, torch.Generator().manual_seed(3), stop)
+    a, _ = causal.draw(model, tok, ctx, kv, 6, 10, 0.8, torch.Generator().manual_seed(3), stop)
+    assert seqs == a  # seeded: deterministic
+    sums, _ = causal.score(model, tok, ctx, kv, [tok.decode(s) for s in seqs], "")
+    for s, got in zip(seqs, sums):
+        want = sum(plain_logprobs(model, tok, ctx, tok.encode(tok.decode(s))))
+        assert got == pytest.approx(want, abs=1e-4 * max(1.0, abs(want)))
+        assert want > -15 * len(s)  # sampled at temperature 0.8, not noise
+
+
+def test_score_matches_one_candidate_at_a_time(setup):
+    model, tok, ctx, kv, _ = setup
+    texts = ["return total / len(xs)", "return total", "pass", "x"]
+    tail = "\n\n\nprint(mean([1, 2, 3]))\n"
+    sums, probs = causal.score(model, tok, ctx, kv, texts, tail)
+    for t, s, p in zip(texts, sums, probs):
+        lp = plain_logprobs(model, tok, ctx, tok.encode(t + tail))
+        assert s == pytest.approx(sum(lp), abs=1e-4 * max(1.0, abs(sum(lp))))
+        assert len(p) == len(tok.encode(t)) and all(0.0 < x <= 1.0 for x in p)
+
+
+def test_should_stop_cancels_between_steps(setup):
+    model, tok, ctx, kv, stop = setup
+    calls = []
+
+    def should_stop():
+        calls.append(1)
+        return len(calls) > 1
+
+    never = torch.zeros_like(stop)  # no row ever finishes: the loop would run max_new steps
+    with pytest.raises(Cancelled):
+        causal.draw(model, tok, ctx, kv, 3, 20, 0.8, torch.Generator().manual_seed(0), never, should_stop)
+    assert len(calls) == 2
