@@ -23,11 +23,14 @@ import sys
 import time
 from pathlib import Path
 
-from .humaneval import InfillTask, spread
+from .evaluate import percentile
+from .humaneval import InfillTask, _line_tasks, spread
 
 
 def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
-    """Every task of the held-out split, in corpus order (test/entry_point name the function)."""
+    """Every task of the held-out split, in corpus order: the function's body after its docstring
+    plays HumanEval's canonical solution and everything before it the prompt (humaneval._line_tasks
+    cuts the lines); comment lines are left out."""
     from model.data import read_split
     from model.functions import RULES, extract, pseudo_module
     tasks: list[InfillTask] = []
@@ -40,19 +43,10 @@ def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
             node = next(n for n in ast.parse(doc).body if isinstance(n, ast.FunctionDef))
             if len(node.body) < 2:
                 continue  # a docstring and nothing else
-            lines = doc.split("\n")
-            starts = [0]
-            for line in lines:
-                starts.append(starts[-1] + len(line) + 1)
-            for i in range(node.body[1].lineno - 1, node.end_lineno):
-                line = lines[i]
-                if not line.strip() or line.lstrip().startswith("#"):
-                    continue
-                indent = len(line) - len(line.lstrip())
-                a, b = starts[i] + indent, starts[i] + len(line)
-                tasks.append(InfillTask(task_id=f"dev/{path}/{node.name}/L{i}", problem_id=f"{path}/{node.name}",
-                                        line=i, prefix=doc[:a], suffix=doc[b:], truth=line.strip(), test="",
-                                        entry_point=node.name))
+            cut = sum(len(line) + 1 for line in doc.split("\n")[: node.body[1].lineno - 1])
+            problem = {"task_id": f"dev/{path}/{node.name}", "prompt": doc[:cut], "canonical_solution": doc[cut:],
+                       "test": "", "entry_point": node.name}
+            tasks += [t for t in _line_tasks(problem) if not t.truth.startswith("#")]
     return tasks
 
 
@@ -69,14 +63,14 @@ def run(engine, tasks: list[InfillTask], effort: str) -> dict:
         ms.append((time.perf_counter() - t0) * 1000)
         text = comp.text if comp is not None else ""
         passes.append(comp.forward_passes if comp is not None else 0)
-        ok = text.strip() == t.truth
+        truth = t.truth.strip()
+        ok = text.strip() == truth
         hits += ok
-        out.append({"task_id": t.task_id, "completion": text, "truth": t.truth, "exact": ok})
+        out.append({"task_id": t.task_id, "completion": text, "truth": truth, "exact": ok})
     n = max(len(tasks), 1)
-    ms_sorted = sorted(ms) or [0.0]
     return {"effort": effort, "tasks": len(tasks), "exact": hits, "exact_rate": round(hits / n, 4),
             "empty": sum(not r["completion"] for r in out), "forward_passes_mean": round(sum(passes) / n, 2),
-            "latency_p50_ms": round(ms_sorted[len(ms_sorted) // 2], 1), "records": out}
+            "latency_p50_ms": round(percentile(ms, 50) or 0.0, 1), "records": out}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ server hand over the document's incrementally maintained tree instead of a fresh
 """
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -110,7 +111,6 @@ class Engine:
         self.loaded = checkpoint.load(model_dir, device=dev, dtype=torch.bfloat16)
         self.model, self.tok = self.loaded.model, self.loaded.tokenizer
         self._caches: dict[str, ContextCache] = {}
-        self._newlines = causal.newline_ids(self.tok, self.model.cfg.vocab_size)
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
     def _repair(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop, free: str = ""):
@@ -154,6 +154,11 @@ class Engine:
             return None, "", passes
         return best[1], best[2], passes
 
+    @functools.cached_property
+    def _newlines(self) -> torch.Tensor:
+        """Tokens that end a causal candidate; built on the first rerank, not at start-up (~20 ms)."""
+        return causal.newline_ids(self.tok, self.model.cfg.vocab_size)
+
     def _rerank(self, req: Request, plan: Plan, tree, cache: ContextCache, should_stop, text: str,
                 conf: list[float], k: int) -> tuple[str, list[float], int]:
         """A single-line answer chosen among the canvas's (`text`) and k causal candidates by
@@ -166,8 +171,7 @@ class Engine:
         seqs, passes = causal.draw(self.model, self.tok, ctx, kv, k, plan.canvas_len, SAMPLE_TEMPERATURE, gen,
                                    self._newlines, should_stop)
         found = (postprocess(self.tok.decode(s), plan, req.text, req.offset, tree, req.syntax) for s in seqs)
-        cands = list(dict.fromkeys([text, *found]) if text else dict.fromkeys(found))
-        cands = [c for c in cands if c]
+        cands = [c for c in dict.fromkeys([text, *found]) if c]  # the canvas's answer first, no repeats
         if not cands:
             return text, conf, passes
         rest = req.text[req.offset: req.offset + TAIL_CHARS]

@@ -20,10 +20,12 @@ keys/values to k rows instead cost a copy of the whole cache per step.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import torch
 
+from .sampler import Cancelled, vocab_bias
 from .tokenizer import Tokenizer
 from .transformer import KV, Transformer
 
@@ -46,23 +48,15 @@ def newline_ids(tok: Tokenizer, vocab_size: int) -> torch.Tensor:
     return out
 
 
-def _bias(tok: Tokenizer, vocab_size: int, device) -> torch.Tensor:
-    b = torch.zeros(vocab_size, device=device)
-    b[sorted(tok.special_ids)] = float("-inf")  # sentinels, mask, filler: never text
-    b[tok.vocab_size:] = float("-inf")
-    return b
-
-
 @torch.inference_mode()
 def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: int, max_new: int,
          temperature: float, gen: torch.Generator, stop: torch.Tensor,
          should_stop: Callable[[], bool] | None = None) -> tuple[list[list[int]], int]:
     """ctx: the fim context ([... prefix, <middle>]) and kv its cached keys/values (batch 1).
     Returns k token lists (each up to and including its first `stop` token) and the forward passes."""
-    from .sampler import Cancelled
     dev = model.tok_emb.weight.device
     P = len(ctx) - 1                       # the continuation replaces <middle>, at position P
-    bias = _bias(tok, model.cfg.vocab_size, dev)
+    bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=False)  # sentinels, mask, filler: never text
     stop = stop.to(dev)
     # the prefix's last token again, to get its hidden state (the cache holds keys/values only)
     h, _ = model(torch.tensor([[ctx[P - 1]]], device=dev), torch.tensor([[P - 1]], device=dev),
@@ -86,12 +80,9 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
         if should_stop is not None and should_stop():
             raise Cancelled()
         # the new tokens: row r sees the context, its own earlier tokens, and itself
-        n_past = P + k * i
-        mask = torch.zeros(k, n_past + k, dtype=torch.bool, device=dev)
-        mask[:, :P] = True
-        for j in range(i):
-            mask[rows, P + j * k + rows] = True
-        mask[rows, n_past + rows] = True
+        # (the generated part is laid out step by step, k rows per step: one identity block per step)
+        mask = torch.cat([torch.ones(k, P, dtype=torch.bool, device=dev),
+                          torch.eye(k, dtype=torch.bool, device=dev).repeat(1, i + 1)], 1)
         hh, new = model(t[None], torch.full((1, k), P + i, device=dev), past=past, mask=mask[None, None])
         past = _cat(past, new)
         h = hh[0]
@@ -116,7 +107,7 @@ def score(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], text
         return [], []
     dev = model.tok_emb.weight.device
     P = len(ctx) - 1
-    bias = _bias(tok, model.cfg.vocab_size, dev)
+    bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=False)  # sentinels, mask, filler: never text
     seqs = [tok.encode(t + tail) or [ctx[P - 1]] for t in texts]
     lens = [len(s) for s in seqs]
     # flattened: [ctx[:P-1] | seq 0 (input: last prefix token + its tokens but the last) | seq 1 | ...]
@@ -140,5 +131,5 @@ def score(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], text
         at += n
         sums.append(sum(row))
         n_text = len(tok.encode(t)) if t else 0
-        probs.append([float(torch.tensor(x).exp()) for x in row[:n_text]])
+        probs.append([math.exp(x) for x in row[:n_text]])
     return sums, probs

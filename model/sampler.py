@@ -91,6 +91,15 @@ def banned_ids(tok: Tokenizer) -> list[int]:
     return sorted(i for i in tok.special_ids if i != tok.eom_id)
 
 
+def vocab_bias(tok: Tokenizer, vocab_size: int, device, eom: bool = True) -> torch.Tensor:
+    """(vocab_size,) logit bias: -inf for what may never be emitted (the special tokens but <eom>, or
+    with eom=False every special token: plain text; and model rows the tokenizer never emits), else 0."""
+    bias = torch.zeros(vocab_size, device=device)
+    bias[banned_ids(tok) if eom else sorted(tok.special_ids)] = float("-inf")
+    bias[tok.vocab_size:] = float("-inf")
+    return bias
+
+
 def pick(logits: torch.Tensor, eom_id: int, temperature: float, gen: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
     """logits (N, V) float32 -> token (N,), confidence (N,).
 
@@ -178,9 +187,7 @@ def generate(
             if not rules[p].any():
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L, device=dev)[None]
-    bias = torch.zeros(model.cfg.vocab_size, device=dev)  # -inf: never in the canvas
-    bias[banned_ids(tok)] = float("-inf")
-    bias[tok.vocab_size:] = float("-inf")  # model rows the tokenizer never emits
+    bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
     steps = 0
     while bool((masked := canvas == tok.mask_id).any()):
         if should_stop is not None and should_stop():
