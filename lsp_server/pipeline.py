@@ -23,6 +23,7 @@ from model import causal, checkpoint
 from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, generate
 
 from .infill import Plan, plan_infill, postprocess, resolve_tree
+from .lint import problems
 from .syntax.constraints import HEADER_LENGTHS, header_masks
 from .syntax.trees import encode
 from .syntax.truncate import insertion_errors, window_tree
@@ -33,6 +34,7 @@ EFFORT_ORDER = list(EFFORTS)   # instant < low < medium < high < max
 REPAIR_LENGTHS = (2, 4, 7, 11)  # candidate lengths (tokens) for a statement the document is missing
 LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
 SAMPLE_TEMPERATURE = 0.8  # causal candidates (rows 1..k-1; row 0 is greedy); 0.8 beat 1.0 on the dev set
+UNPARSED = 1 << 20  # lint findings of a candidate whose window does not parse: after every one that does
 TAIL_CHARS = 240  # the rerank's tail: the text after the cursor up to the end of the next line, at most this
 
 
@@ -164,7 +166,8 @@ class Engine:
         """A single-line answer chosen among the canvas's (`text`) and k causal candidates by
         log p(candidate + tail) on the causal path (model/causal.py): the higher efforts' extra
         compute. Every candidate is post-processed first, so the score judges what the editor would
-        insert; an empty one is never chosen over a non-empty one. Returns (text, its per-token
+        insert; an empty one is never chosen over a non-empty one. In Python, candidates that leave
+        fewer undefined or unused names (lint.py) come first. Returns (text, its per-token
         probabilities, forward passes spent)."""
         ctx, kv = cache.ids, cache.kv   # generate() left exactly this request's context in the cache
         gen = torch.Generator().manual_seed(req.seed)
@@ -178,7 +181,12 @@ class Engine:
         end = rest.find("\n", rest.find("\n") + 1) if "\n" in rest else -1
         tail = rest if end < 0 else rest[: end + 1]
         sums, probs = causal.score(self.model, self.tok, ctx, kv, cands, tail)
-        best = max(range(len(cands)), key=lambda i: sums[i])
+        if should_stop is not None and should_stop():
+            raise Cancelled()  # the lint below can take a few hundred ms on a long function
+        # Python: fewer undefined/unused names first (lint.py), the score breaks ties
+        found = problems(tree, req.text, req.offset, cands) or [0] * len(cands)  # no tree: no lint
+        flaws = [UNPARSED if n is None else n for n in found]
+        best = max(range(len(cands)), key=lambda i: (-flaws[i], sums[i]))
         if cands[best] == text:
             return text, conf, passes + 1
         return cands[best], probs[best], passes + 1

@@ -14,9 +14,10 @@ prefix's last token it predicts how the prefix goes on, having read the suffix. 
   the same event (its text followed by the same tail), and on the dev set the sum picked best.
 
 Design decision: the k rows share the cached context without copying it. They are laid out as one
-batch-1 sequence after the context ([ctx | row 0..k-1 of step 0 | row 0..k-1 of step 1 | ...]) with
-a mask that lets each row see the context and its own earlier tokens; expanding the context's
-keys/values to k rows instead cost a copy of the whole cache per step.
+batch-1 sequence after the context ([ctx | step 0's rows | step 1's rows | ...], each step holding
+the rows still going) with a mask that lets each row see the context and its own earlier tokens;
+expanding the context's keys/values to k rows instead cost a copy of the whole cache per step. A row
+that has reached its newline leaves the batch, so one that rambles to max_new costs one row per step.
 """
 from __future__ import annotations
 
@@ -61,14 +62,17 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
     # the prefix's last token again, to get its hidden state (the cache holds keys/values only)
     h, _ = model(torch.tensor([[ctx[P - 1]]], device=dev), torch.tensor([[P - 1]], device=dev),
                  past=_head(kv, P - 1), mask=torch.ones(1, 1, 1, P, dtype=torch.bool, device=dev))
-    h = h[0, -1:].expand(k, -1)            # (k, d)
+    h = h[0, -1:].expand(k, -1).clone()    # (k, d): each row's last hidden state
     past = _head(kv, P)
     rows = torch.arange(k, device=dev)
+    owner = torch.zeros(0, dtype=torch.long, device=dev)  # the row of each generated position in `past`
     out = torch.zeros(k, 0, dtype=torch.long, device=dev)
     done = torch.zeros(k, dtype=torch.bool, device=dev)
     passes = 0
     for i in range(max_new):
         logits = model.logits(h).float() + bias                          # (k, V)
+        # every row draws (finished ones too) so that the generator's stream, hence each row's
+        # sample, does not depend on when the other rows stop
         sampled = torch.multinomial(torch.softmax(logits / max(temperature, 1e-6), -1).cpu(), 1,
                                     generator=gen).squeeze(1).to(dev)
         t = torch.where(rows == 0, logits.argmax(-1), sampled)
@@ -79,16 +83,18 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
             break
         if should_stop is not None and should_stop():
             raise Cancelled()
-        # the new tokens: row r sees the context, its own earlier tokens, and itself
-        # (the generated part is laid out step by step, k rows per step: one identity block per step)
-        mask = torch.cat([torch.ones(k, P, dtype=torch.bool, device=dev),
-                          torch.eye(k, dtype=torch.bool, device=dev).repeat(1, i + 1)], 1)
-        hh, new = model(t[None], torch.full((1, k), P + i, device=dev), past=past, mask=mask[None, None])
+        # only the unfinished rows go on (a row that rambles to max_new no longer drags the finished
+        # ones along): row r's new token sees the context, its own earlier tokens, and itself
+        act = rows[~done]
+        owner = torch.cat([owner, act])
+        mask = torch.cat([torch.ones(len(act), P, dtype=torch.bool, device=dev), owner[None, :] == act[:, None]], 1)
+        hh, new = model(t[act][None], torch.full((1, len(act)), P + i, device=dev), past=past,
+                        mask=mask[None, None])
         past = _cat(past, new)
-        h = hh[0]
+        h[act] = hh[0]
         passes += 1
     seqs = []
-    for r, row in enumerate(out.tolist()):
+    for row in out.tolist():
         s = []
         for t in row:
             s.append(t)

@@ -37,10 +37,10 @@ EFFORTS = {
     "instant": Effort(threshold=0.5, max_steps=2),
     "low": Effort(threshold=0.7, max_steps=4),
     "medium": Effort(threshold=0.85, max_steps=8),
-    # medium's canvas, plus 8 causal candidates reranked with it (about 3x low's time on a CPU)
+    # medium's canvas, plus 8 causal candidates reranked with it (about 4x low's time on a CPU)
     "high": Effort(threshold=0.85, max_steps=8, samples=8),
-    # one token per forward pass (no threshold can pass), plus 16 causal candidates
-    "max": Effort(threshold=2.0, max_steps=128, samples=16),
+    # one token per forward pass (no threshold can pass), plus 32 causal candidates
+    "max": Effort(threshold=2.0, max_steps=128, samples=32),
 }
 
 
