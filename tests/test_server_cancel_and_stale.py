@@ -37,7 +37,7 @@ async def test_cancel_request_stops_denoising_and_answers_request_cancelled(clie
     with pytest.raises(JsonRpcException) as err:
         await asyncio.wait_for(pending, 5)
     assert err.value.code == types.LSPErrorCodes.RequestCancelled  # -32800
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 4.0  # the rest of an uncancelled run is ~5.8 s of sleeps alone
     configure(client, {"redraft": {"effort": "instant"}})
     # the denoising loop itself stopped (should_stop), well before its 32 steps ...
     await asyncio.sleep(2 * DELAY_MS / 1000)
@@ -47,7 +47,7 @@ async def test_cancel_request_stops_denoising_and_answers_request_cancelled(clie
     # ... so the model is free: an instant request (2 steps) is answered at once
     t1 = time.monotonic()
     result = await inline(client, "file:///cancel.py", RETURN_POS)
-    assert result.items and time.monotonic() - t1 < 3.0
+    assert result.items and time.monotonic() - t1 < 4.0  # a busy model would hold it ~5 s
 
 
 async def test_newest_request_for_a_document_wins(client: LanguageClient):
