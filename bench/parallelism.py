@@ -26,6 +26,7 @@ def plot(points: list[dict], png: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
     fig, ax = plt.subplots(figsize=(6, 4))
     xs = [p["forward_passes_per_task"] for p in points]
     ys = [100 * p["pass_at_1"] for p in points]
@@ -33,7 +34,6 @@ def plot(points: list[dict], png: Path) -> None:
     for i, (p, x, y) in enumerate(zip(points, xs, ys)):
         ax.annotate(p["effort"], (x, y), textcoords="offset points", xytext=(4, 6 if i % 2 else -12), fontsize=8)
     ax.set_xscale("log")
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
     ax.xaxis.set_major_formatter(ScalarFormatter())   # 10, not 10^1; minor ticks unlabelled
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks([t for t in (1, 2, 5, 10, 20, 50, 100, 200) if min(xs) / 2 <= t <= max(xs) * 2])

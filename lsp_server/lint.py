@@ -23,9 +23,10 @@ from pyflakes import checker, messages
 
 from .syntax.trees import encode
 
-__all__ = ["problems"]
+__all__ = ["problems", "flaws", "UNPARSED"]
 
 KINDS = (messages.UndefinedName, messages.UndefinedLocal, messages.UnusedVariable)
+UNPARSED = 1 << 20  # flaws() of a candidate whose window does not parse: after every one that does
 MAX_CHECKED_CHARS = 100_000  # window size x candidates; beyond it the score alone decides (~5-7 us a char here)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -87,3 +88,12 @@ def problems(tree, text: str, offset: int, candidates: list[str]) -> list[int | 
     head = ("if 1:\n" + " " * col if col else "") + text[lo:offset]
     rest = text[offset:hi]
     return [_count(head + c + rest, known) for c in candidates]
+
+
+def flaws(tree, text: str, offset: int, candidates: list[str]) -> list[int]:
+    """problems() as a sort key (fewer is better): UNPARSED where a candidate's window does not
+    parse, 0 for every candidate where the check does not apply."""
+    found = problems(tree, text, offset, candidates)
+    if found is None:
+        return [0] * len(candidates)
+    return [UNPARSED if n is None else n for n in found]

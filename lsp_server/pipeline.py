@@ -20,10 +20,10 @@ from typing import Any, Callable
 import torch
 
 from model import causal, checkpoint
-from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, generate
+from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
 from .infill import Plan, plan_infill, postprocess, resolve_tree
-from .lint import problems
+from .lint import flaws
 from .syntax.constraints import HEADER_LENGTHS, header_masks
 from .syntax.trees import encode
 from .syntax.truncate import insertion_errors, window_tree
@@ -34,7 +34,6 @@ EFFORT_ORDER = list(EFFORTS)   # instant < low < medium < high < max
 REPAIR_LENGTHS = (2, 4, 7, 11)  # candidate lengths (tokens) for a statement the document is missing
 LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
 SAMPLE_TEMPERATURE = 0.8  # causal candidates (rows 1..k-1; row 0 is greedy); 0.8 beat 1.0 on the dev set
-UNPARSED = 1 << 20  # lint findings of a candidate whose window does not parse: after every one that does
 TAIL_CHARS = 240  # the rerank's tail: the text after the cursor up to the end of the next line, at most this
 
 
@@ -181,12 +180,10 @@ class Engine:
         end = rest.find("\n", rest.find("\n") + 1) if "\n" in rest else -1
         tail = rest if end < 0 else rest[: end + 1]
         sums, probs = causal.score(self.model, self.tok, ctx, kv, cands, tail)
-        if should_stop is not None and should_stop():
-            raise Cancelled()  # the lint below can take a few hundred ms on a long function
+        check_cancelled(should_stop)  # the lint below can take a few hundred ms on a long function
         # Python: fewer undefined/unused names first (lint.py), the score breaks ties
-        found = problems(tree, req.text, req.offset, cands) or [0] * len(cands)  # no tree: no lint
-        flaws = [UNPARSED if n is None else n for n in found]
-        best = max(range(len(cands)), key=lambda i: (-flaws[i], sums[i]))
+        found = flaws(tree, req.text, req.offset, cands)
+        best = max(range(len(cands)), key=lambda i: (-found[i], sums[i]))
         if cands[best] == text:
             return text, conf, passes + 1
         return cands[best], probs[best], passes + 1

@@ -26,7 +26,7 @@ from typing import Callable
 
 import torch
 
-from .sampler import Cancelled, vocab_bias
+from .sampler import check_cancelled, vocab_bias
 from .tokenizer import Tokenizer
 from .transformer import KV, Transformer
 
@@ -81,8 +81,7 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
         done = done | stop[t]
         if bool(done.all()) or i == max_new - 1:
             break
-        if should_stop is not None and should_stop():
-            raise Cancelled()
+        check_cancelled(should_stop)
         # only the unfinished rows go on (a row that rambles to max_new no longer drags the finished
         # ones along): row r's new token sees the context, its own earlier tokens, and itself
         act = rows[~done]

@@ -48,6 +48,12 @@ class Cancelled(Exception):
     """should_stop() returned True between two denoising steps."""
 
 
+def check_cancelled(should_stop: Callable[[], bool] | None) -> None:
+    """Raise Cancelled when the caller's should_stop() says so (checked between units of work)."""
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+
+
 @dataclass
 class SampleResult:
     text: str                   # decoded infill (up to the first <eom>)
@@ -190,8 +196,7 @@ def generate(
     bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
     steps = 0
     while bool((masked := canvas == tok.mask_id).any()):
-        if should_stop is not None and should_stop():
-            raise Cancelled()
+        check_cancelled(should_stop)
         h, _ = model(canvas[None], pos, past=kv)
         idx = masked.nonzero().squeeze(1)          # the LM head only where something is undecided
         if temperature <= 0 and not any(p in rules for p in idx.tolist()):

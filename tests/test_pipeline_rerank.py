@@ -8,8 +8,8 @@ import torch
 
 from lsp_server import devlines
 from lsp_server.infill import plan_infill, postprocess, resolve_tree
-from lsp_server.lint import problems
-from lsp_server.pipeline import SAMPLE_TEMPERATURE, UNPARSED, Engine, Request
+from lsp_server.lint import flaws
+from lsp_server.pipeline import SAMPLE_TEMPERATURE, Engine, Request
 from model import causal
 from model.sampler import EFFORTS
 
@@ -49,11 +49,11 @@ def test_high_effort_answers_with_the_best_scored_candidate(engine):
     cands.add(comp.text)
     cands = sorted(cands)
     sums, _ = causal.score(engine.model, engine.tok, cache.ids, cache.kv, cands, tail)
-    flaws = [UNPARSED if n is None else n for n in problems(tree, TEXT, OFFSET, cands)]
-    assert comp.text == cands[max(range(len(cands)), key=lambda i: (-flaws[i], sums[i]))]
+    found = flaws(tree, TEXT, OFFSET, cands)
+    assert comp.text == cands[max(range(len(cands)), key=lambda i: (-found[i], sums[i]))]
     # what the lint order changes: nothing chosen leaves more undefined/unused names than a candidate
     # that was passed over
-    assert flaws[cands.index(comp.text)] == min(flaws)
+    assert found[cands.index(comp.text)] == min(found)
     assert comp.confidences and all(0.0 < c <= 1.0 for c in comp.confidences)
     assert "\n" not in comp.text
 
