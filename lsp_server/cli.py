@@ -15,6 +15,7 @@ commands:
   eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
              dev-lines (exact match on held-out functions' lines)
   demo       run the shipped model on a sample file and print completions with latency
+  average    OUT CKPT CKPT...: write the (weighted) mean of checkpoints of one architecture to OUT
 """
 
 
@@ -49,6 +50,28 @@ def cmd_complete(argv: list[str]) -> int:
     return 0
 
 
+def cmd_average(argv: list[str]) -> int:
+    from model import checkpoint
+    ap = argparse.ArgumentParser(prog="redraft average",
+                                 description="Write the weighted mean of checkpoints (same config and tokenizer) to OUT.")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("checkpoints", nargs="+", type=Path)
+    ap.add_argument("--weights", type=float, nargs="+", default=None, help="one per checkpoint (default: equal)")
+    a = ap.parse_args(argv)
+    if a.out.resolve() in {c.resolve() for c in a.checkpoints}:
+        print("redraft average: OUT must not be one of the checkpoints", file=sys.stderr)
+        return 2
+    try:
+        mean = checkpoint.average(a.checkpoints, a.weights)
+    except checkpoint.CheckpointError as e:
+        print(f"redraft average: {e}", file=sys.stderr)
+        return 2
+    info = {"average_of": [str(c) for c in a.checkpoints], "weights": a.weights or [1.0] * len(a.checkpoints)}
+    checkpoint.save(mean.model, mean.tokenizer, a.out, dtype=next(mean.model.parameters()).dtype, extra=info)
+    print(f"wrote {a.out}: mean of {len(a.checkpoints)} checkpoints")
+    return 0
+
+
 def cmd_demo(argv: list[str]) -> int:
     from .demo import main as demo_main
     return demo_main(argv)
@@ -68,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_complete(rest)
     if cmd == "demo":
         return cmd_demo(rest)
+    if cmd == "average":
+        return cmd_average(rest)
     if cmd == "serve":
         from .server import main as serve_main
         return serve_main(rest) or 0

@@ -141,3 +141,32 @@ def load(path: str | Path | None = None, device: str = "cpu", dtype: torch.dtype
         model.to(dtype)
     model.eval().requires_grad_(False)
     return Loaded(model, tok, cfg, p)
+
+
+def average(paths: list[str | Path], weights: list[float] | None = None) -> Loaded:
+    """The weighted mean of checkpoints of one architecture and tokenizer (a "model soup"), computed
+    in float32 and kept in the first checkpoint's dtype. Design decision: averaging the weights of
+    training stages that continue one another combines them at no inference cost, unlike an ensemble
+    that runs two models (model/weights/README.md). Different configs or tokenizers are a
+    CheckpointError."""
+    if not paths:
+        raise CheckpointError("average needs at least one checkpoint")
+    weights = [1.0] * len(paths) if weights is None else list(weights)
+    if len(weights) != len(paths) or any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise CheckpointError(f"need one non-negative weight per checkpoint ({len(paths)}), not summing to 0: {weights}")
+    first = load(paths[0])
+    vocab = (Path(first.path) / "tokenizer.json").read_bytes()
+    total = sum(weights)
+    acc = {k: v.float() * (weights[0] / total) for k, v in first.model.state_dict().items()}
+    for p, w in zip(paths[1:], weights[1:]):
+        other = load(p)
+        if other.config != first.config:
+            raise CheckpointError(f"{p} has another architecture than {paths[0]} (config.json differs)")
+        if (Path(other.path) / "tokenizer.json").read_bytes() != vocab:
+            raise CheckpointError(f"{p} has another tokenizer than {paths[0]}")
+        for k, v in other.model.state_dict().items():
+            acc[k] += v.float() * (w / total)
+    dtype = next(iter(first.model.state_dict().values())).dtype
+    first.model.load_state_dict({k: v.to(dtype) for k, v in acc.items()}, assign=True)
+    first.model.eval().requires_grad_(False)
+    return first

@@ -90,3 +90,34 @@ def test_missing_or_bad_shard_is_a_clear_error(tmp_path, shipped):
     (tmp_path / checkpoint.INDEX).write_text("{not json")
     with pytest.raises(checkpoint.CheckpointError, match="bad model.safetensors.index.json"):
         checkpoint.load(tmp_path)
+
+
+def test_average_is_the_weighted_mean_and_refuses_mismatches(tmp_path, shipped):
+    a, b = _tiny(shipped, seed=3), _tiny(shipped, seed=4)
+    checkpoint.save(a, shipped.tokenizer, tmp_path / "a", dtype=torch.float32)
+    checkpoint.save(b, shipped.tokenizer, tmp_path / "b", dtype=torch.float32)
+    mean = checkpoint.average([tmp_path / "a", tmp_path / "b"], [1.0, 3.0]).model
+    for k, v in mean.state_dict().items():
+        want = 0.25 * a.state_dict()[k] + 0.75 * b.state_dict()[k]
+        assert v.dtype == torch.float32 and torch.allclose(v, want, atol=1e-6), k
+    assert not torch.equal(mean.state_dict()["tok_emb.weight"], a.state_dict()["tok_emb.weight"])
+
+    # through the console script: equal weights by default, written as a loadable checkpoint
+    from lsp_server.cli import main
+    assert main(["average", str(tmp_path / "m"), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    back = checkpoint.load(tmp_path / "m").model
+    assert torch.allclose(back.state_dict()["tok_emb.weight"],
+                          (a.state_dict()["tok_emb.weight"] + b.state_dict()["tok_emb.weight"]) / 2, atol=1e-6)
+
+    # another architecture, a bad weight list, OUT among the inputs: clear errors, nothing written
+    cfg = preset("tiny")
+    cfg.vocab_size, cfg.n_layers = shipped.tokenizer.vocab_size, cfg.n_layers + 1
+    checkpoint.save(Transformer(cfg), shipped.tokenizer, tmp_path / "c", dtype=torch.float32)
+    with pytest.raises(checkpoint.CheckpointError, match="another architecture"):
+        checkpoint.average([tmp_path / "a", tmp_path / "c"])
+    with pytest.raises(checkpoint.CheckpointError, match="one non-negative weight per checkpoint"):
+        checkpoint.average([tmp_path / "a", tmp_path / "b"], [1.0])
+    assert main(["average", str(tmp_path / "x"), str(tmp_path / "a"), str(tmp_path / "c")]) == 2
+    assert main(["average", str(tmp_path / "a"), str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert not (tmp_path / "x").exists()
+    assert _same_outputs(a, checkpoint.load(tmp_path / "a").model)
