@@ -61,12 +61,13 @@ def cmd_average(argv: list[str]) -> int:
     if a.out.resolve() in {c.resolve() for c in a.checkpoints}:
         print("redraft average: OUT must not be one of the checkpoints", file=sys.stderr)
         return 2
+    weights = a.weights or [1.0] * len(a.checkpoints)
     try:
-        mean = checkpoint.average(a.checkpoints, a.weights)
+        mean = checkpoint.average(a.checkpoints, weights)
     except checkpoint.CheckpointError as e:
         print(f"redraft average: {e}", file=sys.stderr)
         return 2
-    info = {"average_of": [str(c) for c in a.checkpoints], "weights": a.weights or [1.0] * len(a.checkpoints)}
+    info = {"average_of": [str(c) for c in a.checkpoints], "weights": weights}
     checkpoint.save(mean.model, mean.tokenizer, a.out, dtype=next(mean.model.parameters()).dtype, extra=info)
     print(f"wrote {a.out}: mean of {len(a.checkpoints)} checkpoints")
     return 0

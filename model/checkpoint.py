@@ -155,18 +155,16 @@ def average(paths: list[str | Path], weights: list[float] | None = None) -> Load
     if len(weights) != len(paths) or any(w < 0 for w in weights) or sum(weights) <= 0:
         raise CheckpointError(f"need one non-negative weight per checkpoint ({len(paths)}), not summing to 0: {weights}")
     first = load(paths[0])
-    vocab = (Path(first.path) / "tokenizer.json").read_bytes()
+    vocab = (first.path / "tokenizer.json").read_bytes()
     total = sum(weights)
     acc = {k: v.float() * (weights[0] / total) for k, v in first.model.state_dict().items()}
     for p, w in zip(paths[1:], weights[1:]):
         other = load(p)
         if other.config != first.config:
             raise CheckpointError(f"{p} has another architecture than {paths[0]} (config.json differs)")
-        if (Path(other.path) / "tokenizer.json").read_bytes() != vocab:
+        if (other.path / "tokenizer.json").read_bytes() != vocab:
             raise CheckpointError(f"{p} has another tokenizer than {paths[0]}")
         for k, v in other.model.state_dict().items():
             acc[k] += v.float() * (w / total)
-    dtype = next(iter(first.model.state_dict().values())).dtype
-    first.model.load_state_dict({k: v.to(dtype) for k, v in acc.items()}, assign=True)
-    first.model.eval().requires_grad_(False)
+    first.model.load_state_dict(acc)  # copied into the first model's tensors: its dtype, still frozen
     return first
