@@ -15,6 +15,10 @@ Cancellation and staleness (the design):
   answer is empty. A completion computed for an older version is never returned as current.
 * The model sees lone UTF-16 surrogates (which JSON can carry, and the tokenizer rejects) as
   U+FFFD, one code point for one, so offsets stay valid.
+* The popup's selection (VS Code's `context.selectedCompletionInfo`): the editor shows ghost text
+  only if it agrees with the selected popup item, so the model completes the document as it would
+  read with that item accepted, and the answer replaces the item's range with the item's text plus
+  the infill (`with_selection`). Without it the popup would always hide the ghost text.
 * Anything else that goes wrong (a bad offset, an engine error) is logged and answers empty.
 Counters for all of this are kept in `stats` (the `redraft.stats` command returns them).
 """
@@ -24,7 +28,7 @@ import asyncio
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -78,6 +82,15 @@ def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float) -
         return None
 
 
+def with_selection(comp: "Completion", text: str, a: int, b: int, n: int) -> "Completion":
+    """A completion of `text` (the document with [a, b) replaced by an n-character popup item) as an
+    edit of the document itself: it replaces [a, b), and whatever the infill replaced after the item,
+    with the item's text as the infill left it (the infill starts at or after a)."""
+    cursor = a + n
+    new = text[a:comp.start] + comp.text + text[comp.end:cursor]
+    return replace(comp, text=new, start=a, end=b + max(0, comp.end - cursor))
+
+
 class CompletionService:
     def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter, workers: int = 4) -> None:
         self._host, self._docs, self._reporter = host, docs, reporter
@@ -100,8 +113,10 @@ class CompletionService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def complete(self, uri: str, position: types.Position, encoding: str, settings: Settings,
-                       kind: str) -> Outcome | None:
+                       kind: str, selected: types.SelectedCompletionInfo | None = None) -> Outcome | None:
         self.stats["requests"] += 1
+        if not settings.enabled:
+            return self._skip("disabled")
         doc = self._docs.get(uri)
         if doc is None:
             return self._skip("unknown-document", f"{kind} completion for {uri}: the document is not open")
@@ -113,6 +128,9 @@ class CompletionService:
                               "the document has fewer lines")
         ticket = self._begin(uri, kind)
         try:
+            if selected is not None:
+                return await self._run_with_selection(doc, index, index.offset(position), selected, settings,
+                                                      kind, ticket)
             return await self._run(doc, index, index.offset(position), settings, kind, ticket)
         except asyncio.CancelledError:
             ticket.cancel("cancelled")  # the client's $/cancelRequest: stop the worker, answer -32800
@@ -129,17 +147,34 @@ class CompletionService:
         is still on its way to the next check, or none was stopped)."""
         return None if self._last_stopped is None else self._last_stopped.stopped_at
 
+    async def _run_with_selection(self, doc: Document, index: LineIndex, offset: int,
+                                  selected: types.SelectedCompletionInfo, settings: Settings, kind: str,
+                                  ticket: Ticket) -> Outcome | None:
+        """Complete the document as it reads with the popup's selected item accepted; the answer
+        replaces the item's range with the item's text and the infill."""
+        a, b = sorted((index.offset(selected.range.start), index.offset(selected.range.end)))
+        if not a <= offset <= b:
+            return self._skip("selection-elsewhere", f"{kind} completion: the selected popup item's range "
+                              f"does not contain the cursor in {doc.uri}")
+        text = doc.text[:a] + selected.text + doc.text[b:]
+        out = await self._run(doc, index, a + len(selected.text), settings, kind, ticket, text=text)
+        if out is None:
+            return None
+        return replace(out, completion=with_selection(out.completion, text, a, b, len(selected.text)))
+
     async def _run(self, doc: Document, index: LineIndex, offset: int, settings: Settings, kind: str,
-                   ticket: Ticket) -> Outcome | None:
+                   ticket: Ticket, text: str | None = None) -> Outcome | None:
+        """`text`: what the model completes instead of the document's text (a popup selection
+        applied); the document's own syntax tree is then not used."""
         from .pipeline import Request  # torch is loaded by now (the engine exists)
 
         engine = await self._host.get(settings)
         if engine is None:
             return self._skip("no-model")
-        req = Request(text=without_lone_surrogates(doc.text), offset=offset, uri=doc.uri, effort=settings.effort,
-                      max_tokens=settings.max_tokens, context_tokens=settings.context_tokens,
-                      language_id=doc.language_id or None, syntax=settings.syntax,
-                      tree=doc.tree if settings.syntax else None)
+        req = Request(text=without_lone_surrogates(doc.text if text is None else text), offset=offset,
+                      uri=doc.uri, effort=settings.effort, max_tokens=settings.max_tokens,
+                      context_tokens=settings.context_tokens, language_id=doc.language_id or None,
+                      syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None)
         loop = asyncio.get_running_loop()
         try:
             comp = await loop.run_in_executor(self._pool, _denoise, engine, req, ticket,

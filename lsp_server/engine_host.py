@@ -35,6 +35,7 @@ class Reporter(Protocol):
     def show(self, kind: types.MessageType, message: str) -> None: ...
     async def progress_begin(self, title: str, message: str) -> Any: ...
     def progress_end(self, token: Any, message: str) -> None: ...
+    def status_changed(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class EngineHost:
         self._task: asyncio.Task[Engine | None] | None = None
         self.engine: Engine | None = None
         self.error: str | None = None
+        self.message: str | None = None  # what the last load said: "loading ...", "model loaded from ..."
 
     def start(self, settings: Settings) -> asyncio.Task["Engine | None"]:
         """Begin loading the model these settings name, unless it is loaded or loading already."""
@@ -104,16 +106,18 @@ class EngineHost:
             self.engine.forget(uri)
 
     def status(self) -> dict[str, Any]:
-        state = "loading" if self._task is not None and not self._task.done() else (
-            "ready" if self.engine is not None else ("failed" if self.error else "not loaded"))
-        return {"state": state, "error": self.error, "device": getattr(self.engine, "device", None),
-                "modelDir": self._key.model_dir if self._key else None}
+        loading = self._task is not None and not self._task.done()
+        state = "ready" if self.engine is not None else (
+            "failed" if self.error else ("loading" if loading else "not loaded"))
+        return {"state": state, "error": self.error, "message": self.message,
+                "device": getattr(self.engine, "device", None), "modelDir": self._key.model_dir if self._key else None}
 
     async def _load(self, key: ModelKey) -> "Engine | None":
         where = key.model_dir or "the shipped model"
-        token = await self._reporter.progress_begin("redraft", f"loading {where}")
+        self.engine, self.error, self.message = None, None, f"loading {where}"
+        self._reporter.status_changed()
+        token = await self._reporter.progress_begin("redraft", self.message)
         t0 = time.perf_counter()
-        self.engine, self.error = None, None
         outcome = "model failed to load"
         try:
             engine, warnings = await asyncio.get_running_loop().run_in_executor(None, _construct, key)
@@ -133,3 +137,6 @@ class EngineHost:
             return None
         finally:
             self._reporter.progress_end(token, outcome)
+            if self._key == key:  # a superseded load leaves the status to the newer one
+                self.message = outcome
+                self._reporter.status_changed()

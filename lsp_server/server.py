@@ -1,10 +1,12 @@
 """`redraft serve`: the language server (pygls 2.x), inline completion from the in-process model.
 
 Features: incremental text sync; `textDocument/inlineCompletion` (advertised because the feature
-is registered with `InlineCompletionOptions`); `textDocument/completion` with the same infill as a
-single item (for clients without inline completion); `workspace/executeCommand` for
-`redraft.accept`, `redraft.reject` (local feedback reports) and `redraft.stats`;
-`workspace/didChangeConfiguration`. Handlers stay small and delegate: documents.py (text sync),
+is registered with `InlineCompletionOptions`; it honours the popup's `selectedCompletionInfo`);
+`textDocument/completion` with the same infill as a single item (for clients without inline
+completion: Helix, Zed); `workspace/executeCommand` for `redraft.accept`, `redraft.reject` (local
+feedback reports) and `redraft.stats`; `workspace/didChangeConfiguration`; the `redraft/status`
+notification (model state, effort, on/off) for clients that announce `experimental.redraftStatus`.
+The editor clients that use all this live in editors/. Handlers stay small and delegate: documents.py (text sync),
 completions.py (requests, cancellation, staleness), engine_host.py (the model), settings.py,
 feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (pygls adjustments).
 
@@ -78,6 +80,20 @@ class RedraftServer(LanguageServer):
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
+    def status_changed(self) -> None:
+        """`redraft/status` for clients that asked for it (`experimental.redraftStatus` in their
+        capabilities, e.g. the VS Code extension's status-bar item): the model's state, the effort
+        and whether completions are on. Sent when a load starts or ends and on every settings change."""
+        experimental = getattr(self.client_capabilities, "experimental", None)
+        if not (isinstance(experimental, dict) and experimental.get("redraftStatus")):
+            return
+        model = self.host.status()
+        state = {"loading": "loading", "ready": "ready", "failed": "failed"}.get(model["state"], "starting")
+        message = model["error"] or model["message"] or ""
+        self.protocol.notify("redraft/status", {"state": state, "message": message, "effort": self.settings.effort,
+                                                "enabled": self.settings.enabled, "modelDir": model["modelDir"],
+                                                "device": model["device"]})
+
     # -- helpers for the handlers -----------------------------------------------------------------
     @property
     def encoding(self) -> str:
@@ -95,6 +111,7 @@ class RedraftServer(LanguageServer):
             self.log(types.MessageType.Log, f"{source}: ignoring unknown settings {', '.join(ignored)}")
         if self.host.started:  # reload only if the model settings changed (start() is a no-op otherwise)
             self.host.start(self.settings)
+            self.status_changed()
 
     def report(self, verdict: str, args: tuple[Any, ...]) -> dict[str, int]:
         if len(args) > 1 or (args and not isinstance(args[0], dict)):
@@ -173,7 +190,9 @@ def on_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> Non
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
 async def on_inline_completion(ls: RedraftServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
-    out = await ls.completions.complete(params.text_document.uri, params.position, ls.encoding, ls.settings, "inline")
+    selected = params.context.selected_completion_info if params.context else None
+    out = await ls.completions.complete(params.text_document.uri, params.position, ls.encoding, ls.settings,
+                                        "inline", selected)
     if out is None:
         return types.InlineCompletionList(items=[])
     ls.feedback.shown(out.payload)

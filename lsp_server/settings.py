@@ -11,6 +11,8 @@ snake_case (`max_tokens`). Design decisions:
 * Unknown keys are ignored and reported separately (they are often other tools' settings).
 * `enabled_languages` holds LSP languageIds; `"*"` enables every language. The default is
   Python only: the shipped model is trained on Python.
+* `enabled` (default true) switches completions off without stopping the server (an editor's
+  "disable suggestions" toggle): requests then answer empty.
 * `syntax` (default true) turns the tree-sitter planning and truncation on for languages with a
   grammar (lsp_server/syntax); false gives the plain line rules, e.g. to measure the difference.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
@@ -30,6 +32,7 @@ DEVICES = ("auto", "cpu", "cuda")
 
 @dataclass(frozen=True)
 class Settings:
+    enabled: bool = True                    # false: every completion request answers empty
     model_dir: str | None = None            # checkpoint directory; None: the shipped model
     device: str = "auto"                    # auto | cpu | cuda
     effort: str = "low"                     # instant | low | medium | high | max (low: the typing latency target)
@@ -85,6 +88,7 @@ def _bool(v: Any) -> bool:
 
 
 _CHECKS: dict[str, Callable[[Any], Any]] = {
+    "enabled": _bool,
     "model_dir": _optional_path,
     "device": _choice(DEVICES),
     "effort": _choice(EFFORT_NAMES),

@@ -88,3 +88,20 @@ async def test_closing_the_document_drops_its_request(client: LanguageClient):
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert len((await asyncio.wait_for(pending, 10)).items) == 0
+
+
+async def test_typing_burst_without_cancels_answers_only_the_newest(client: LanguageClient):
+    """Neovim 0.12's client asks after every keystroke and cancels nothing until insert mode ends:
+    every request is answered, those overtaken by a keystroke empty, and the newest at its cursor."""
+    uri = "file:///burst.py"
+    open_doc(client, uri, SAMPLE)
+    pending, col = [], RETURN_POS.character
+    for version, ch in enumerate("width", start=2):
+        insert(client, uri, version, types.Position(line=RETURN_POS.line, character=col), ch)
+        col += 1
+        pending.append(send_inline(client, f"burst-{version}", uri, types.Position(line=RETURN_POS.line, character=col)))
+        await asyncio.sleep(0.05)
+    results = await asyncio.wait_for(asyncio.gather(*pending), 20)
+    assert all(len(r.items) == 0 for r in results[:-1])
+    assert len(results[-1].items) == 1
+    assert results[-1].items[0].range.start == types.Position(line=RETURN_POS.line, character=col)
