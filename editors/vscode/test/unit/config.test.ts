@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { changeAction, EFFORTS, isEffort, SERVER_KEYS, serverPayload, serverSettings, type ConfigReader } from '../../src/config';
+
+interface Property { default?: unknown; enum?: string[]; minimum?: number; maximum?: number }
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
+const properties: Record<string, Property> = manifest.contributes.configuration.properties;
+
+/** A ConfigReader over `redraft.*` values: user values over package.json defaults (as VS Code does). */
+function reader(user: Record<string, unknown> = {}): ConfigReader {
+  return {
+    get<T>(key: string): T | undefined {
+      if (key in user) return user[key] as T;
+      return properties[`redraft.${key}`]?.default as T | undefined;
+    },
+  };
+}
+
+test('every server key is a contributed setting, and every other setting is server.* or trace.*', () => {
+  const contributed = Object.keys(properties).map((k) => k.replace(/^redraft\./, ''));
+  for (const key of SERVER_KEYS) assert.ok(contributed.includes(key), `redraft.${key} missing from package.json`);
+  const clientOnly = contributed.filter((k) => !(SERVER_KEYS as readonly string[]).includes(k)).sort();
+  assert.deepEqual(clientOnly, ['server.args', 'server.path', 'trace.server']);
+});
+
+test('defaults become the initializationOptions the server expects', () => {
+  assert.deepEqual(serverPayload(reader()), {
+    redraft: {
+      enabled: true,
+      modelDir: null,
+      device: 'auto',
+      effort: 'low',
+      maxTokens: 32,
+      contextTokens: 320,
+      enabledLanguages: ['python'],
+      syntax: true,
+      threads: 0,
+      feedbackFile: null,
+    },
+  });
+});
+
+test('user values are sent under their camelCase keys, client-only settings are not', () => {
+  const sent = serverSettings(reader({
+    enabled: false, modelDir: '/models/mine', device: 'cuda', effort: 'max', maxTokens: 200, contextTokens: 1024,
+    enabledLanguages: ['*'], syntax: false, threads: 3, feedbackFile: '/tmp/fb.jsonl',
+    'server.path': '/opt/redraft', 'server.args': ['--log-level', 'INFO'], 'trace.server': 'verbose',
+  }));
+  assert.deepEqual(Object.keys(sent), [...SERVER_KEYS]);
+  assert.equal(sent.effort, 'max');
+  assert.equal(sent.maxTokens, 200);
+  assert.deepEqual(sent.enabledLanguages, ['*']);
+  assert.equal(sent.enabled, false);
+  assert.equal(sent.modelDir, '/models/mine');
+  assert.equal(sent.feedbackFile, '/tmp/fb.jsonl');
+  for (const key of Object.keys(sent)) assert.doesNotMatch(key, /^(server|trace)|_|\./);
+});
+
+test('null, blank and missing paths are sent as null; other values pass unchanged for the server to check', () => {
+  assert.equal(serverSettings(reader({ modelDir: '   ' })).modelDir, null);
+  assert.equal(serverSettings(reader({ modelDir: undefined })).modelDir, null);
+  assert.equal(serverSettings(reader({ feedbackFile: ' ~/fb.jsonl ' })).feedbackFile, '~/fb.jsonl');
+  assert.equal(serverSettings(reader({ feedbackFile: 7 })).feedbackFile, 7);
+  assert.equal(serverSettings(reader({ maxTokens: 999 })).maxTokens, 999);
+  const empty = serverSettings({ get: () => undefined });
+  assert.deepEqual(empty, { modelDir: null, feedbackFile: null }, 'keys without a value are left out');
+});
+
+test('the manifest limits match the server', () => {
+  assert.deepEqual(properties['redraft.effort'].enum, [...EFFORTS]);
+  assert.deepEqual(properties['redraft.device'].enum, ['auto', 'cpu', 'cuda']);
+  assert.deepEqual(properties['redraft.trace.server'].enum, ['off', 'messages', 'verbose']);
+  const range = (k: string) => [properties[`redraft.${k}`].minimum, properties[`redraft.${k}`].maximum];
+  assert.deepEqual(range('maxTokens'), [1, 256]);
+  assert.deepEqual(range('contextTokens'), [16, 4096]);
+  assert.deepEqual(range('threads'), [0, 256]);
+  assert.equal(properties['redraft.server.path'].default, 'redraft');
+  assert.deepEqual(properties['redraft.server.args'].default, []);
+});
+
+test('configuration changes: server.* restarts, server keys are sent, trace is left to the client', () => {
+  const affects = (...changed: string[]) => (section: string) =>
+    changed.some((c) => c === section || c.startsWith(`${section}.`) || section.startsWith(`${c}.`));
+  assert.equal(changeAction(affects('redraft.server.path')), 'restart');
+  assert.equal(changeAction(affects('redraft.server.args', 'redraft.effort')), 'restart');
+  assert.equal(changeAction(affects('redraft.effort')), 'settings');
+  assert.equal(changeAction(affects('redraft.enabledLanguages')), 'settings');
+  assert.equal(changeAction(affects('redraft.trace.server')), 'none');
+  assert.equal(changeAction(affects('editor.fontSize')), 'none');
+});
+
+test('isEffort', () => {
+  assert.ok(isEffort('medium'));
+  assert.ok(!isEffort('Medium'));
+  assert.ok(!isEffort(undefined));
+});
