@@ -6,7 +6,10 @@ STAMP := $(VENV)/.setup-done
 # the CPU build of torch; an unpinned torch would pull several GB of CUDA wheels
 TORCH := torch==2.13.0
 
-.PHONY: setup demo test train corpus clean
+EDITORS_STAMP := $(VENV)/.editors-done
+VSCODE := editors/vscode
+
+.PHONY: setup demo test test-editors train corpus clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -20,8 +23,25 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/redraft demo
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q -x tests
+# the core suite, then the VS Code extension's unit tests (node's test runner)
+test: $(STAMP) $(VSCODE)/node_modules/.package-lock.json
+	$(BIN)/python -m pytest -q -x tests --ignore=tests/editors
+	cd $(VSCODE) && npm test
+
+# the extension's npm dependencies, exactly as locked (npm's own cache makes a fresh clone quick)
+$(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund
+
+# the clients in real editors: VS Code (code-server 4.100.3 in headless Chromium), Neovim 0.11.4
+# (PyPI) and Debian's 0.7.2. Installs what they need once (cached under ~/.cache/redraft-editors).
+test-editors: $(EDITORS_STAMP) $(VSCODE)/node_modules/.package-lock.json
+	bash $(VSCODE)/test/e2e/setup.sh
+	$(BIN)/python -m pytest -q tests/editors
+
+$(EDITORS_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,eval,editors]'
+	bash editors/nvim/tests/setup.sh
+	touch $@
 
 # rebuild the corpus from this machine's Python sources and train the default model on it
 corpus: $(STAMP)
