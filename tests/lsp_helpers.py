@@ -58,6 +58,16 @@ async def model_ready(client: LanguageClient, timeout: float = 90.0) -> str:
     raise TimeoutError("the model did not finish loading")
 
 
+async def until(predicate, timeout: float = 60.0):
+    """Poll `predicate` until it returns something truthy (returned); TimeoutError after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met")
+        await asyncio.sleep(0.05)
+    return value
+
+
 def open_doc(client: LanguageClient, uri: str, text: str, language: str = "python", version: int = 1) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))

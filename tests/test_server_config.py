@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_helpers import RETURN_POS, SAMPLE, SERVE, configure, inline, messages, model_ready, open_doc, start, stats
+from lsp_helpers import until, RETURN_POS, SAMPLE, SERVE, configure, inline, messages, model_ready, open_doc, start, stats
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 BAD_OPTIONS = {"maxTokens": -5, "effort": "ludicrous", "device": "tpu", "enabledLanguages": 7,
@@ -29,15 +28,6 @@ async def client(lsp_client: LanguageClient):
     open_doc(lsp_client, "file:///notes.txt", "Shopping list:\n- \n", language="plaintext")
     yield
     await lsp_client.shutdown_session()
-
-
-async def until(predicate, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.05)
-    return value
 
 
 async def disabled_count(client: LanguageClient) -> int:

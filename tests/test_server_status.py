@@ -3,8 +3,6 @@ clients that announce `experimental.redraftStatus`) and the `enabled` setting th
 completions off without stopping the server."""
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -12,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_helpers import CAPABILITIES, RETURN_POS, SAMPLE, SERVE, configure, inline, model_ready, open_doc, start, stats
+from lsp_helpers import until, CAPABILITIES, RETURN_POS, SAMPLE, SERVE, configure, inline, model_ready, open_doc, start, stats
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 STATUS: list[dict[str, Any]] = []
@@ -32,15 +30,6 @@ async def client(lsp_client: LanguageClient):
     open_doc(lsp_client, "file:///status.py", SAMPLE)
     yield
     await lsp_client.shutdown_session()
-
-
-async def until(predicate, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.05)
-    return value
 
 
 async def test_status_follows_the_model_load(client: LanguageClient):
