@@ -7,6 +7,8 @@ Cancellation and staleness (the design):
 * The client's `$/cancelRequest`: pygls cancels the asyncio task running the handler, so the
   `await` on the worker raises `CancelledError` here; we set the ticket's event (the worker stops
   at its next step and frees the model) and re-raise, so pygls answers RequestCancelled (-32800).
+* All model work runs on the host's one model thread (engine_host.py says why); a request that
+  is already stopped when its turn comes returns at once, so it never delays the newest one.
 * Newest wins: a new request for the same document and kind (inline / popup) stops the older
   one, which then answers an empty result (its client has moved on already).
 * Staleness: the request keeps the `Document` snapshot it started from. A `didChange`/`didClose`
@@ -27,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -92,11 +93,8 @@ def with_selection(comp: "Completion", text: str, a: int, b: int, n: int) -> "Co
 
 
 class CompletionService:
-    def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter, workers: int = 4) -> None:
+    def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter) -> None:
         self._host, self._docs, self._reporter = host, docs, reporter
-        # the engine runs one denoising at a time (its lock); extra workers only wait for it, so
-        # that a stopped request never blocks the newest one in the queue
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="redraft-denoise")
         self._inflight: dict[tuple[str, str], Ticket] = {}
         self.stats: Counter[str] = Counter()
         self._last_stopped: Ticket | None = None
@@ -110,7 +108,7 @@ class CompletionService:
     def shutdown(self) -> None:
         for ticket in list(self._inflight.values()):
             ticket.cancel("shutdown")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._host.shutdown()
 
     async def complete(self, uri: str, position: types.Position, encoding: str, settings: Settings,
                        kind: str, selected: types.SelectedCompletionInfo | None = None) -> Outcome | None:
@@ -177,7 +175,7 @@ class CompletionService:
                       syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None)
         loop = asyncio.get_running_loop()
         try:
-            comp = await loop.run_in_executor(self._pool, _denoise, engine, req, ticket,
+            comp = await loop.run_in_executor(self._host.model_thread, _denoise, engine, req, ticket,
                                               settings.debug_step_delay_ms / 1000)
         except Exception as e:  # noqa: BLE001 - a failed completion answers empty, the server lives on
             return self._skip("error", f"{kind} completion failed for {doc.uri}: {type(e).__name__}: {e}",

@@ -10,12 +10,17 @@ Design decisions:
   configuration; completions then answer empty until the settings change.
 * `device: cuda` without a usable GPU falls back to the CPU with a warning.
 * `threads: 0` (the default) means `auto_threads()`, not torch's default of every core.
+* One model thread: loading, warm-up and every denoising run on the same OS thread
+  (`model_thread`). torch's CPU ops run on an OpenMP team that belongs to the thread that starts
+  them, and an idle team keeps spinning for a while: requests that hop between pool threads left
+  teams spinning against each other and cost ~20 ms a keystroke on 2 cores (bench/RESULTS.md).
 """
 from __future__ import annotations
 
 import asyncio
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -78,6 +83,7 @@ class EngineHost:
         self.default_model_dir = default_model_dir  # `redraft serve --model`; the modelDir setting wins
         self._key: ModelKey | None = None
         self._task: asyncio.Task[Engine | None] | None = None
+        self.model_thread = ThreadPoolExecutor(1, thread_name_prefix="redraft-model")
         self.engine: Engine | None = None
         self.error: str | None = None
         self.message: str | None = None  # what the last load said: "loading ...", "model loaded from ..."
@@ -100,6 +106,10 @@ class EngineHost:
     def started(self) -> bool:
         return self._task is not None
 
+    def shutdown(self) -> None:
+        """No more model work: queued runs are dropped, a running one finishes on its own."""
+        self.model_thread.shutdown(wait=False, cancel_futures=True)
+
     def forget(self, uri: str) -> None:
         """Drop a closed document's context cache."""
         if self.engine is not None:
@@ -120,7 +130,7 @@ class EngineHost:
         t0 = time.perf_counter()
         outcome = "model failed to load"
         try:
-            engine, warnings = await asyncio.get_running_loop().run_in_executor(None, _construct, key)
+            engine, warnings = await asyncio.get_running_loop().run_in_executor(self.model_thread, _construct, key)
             for w in warnings:
                 self._reporter.log(types.MessageType.Warning, w)
             if self._key != key:  # superseded by a newer configuration while loading
