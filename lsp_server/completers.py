@@ -150,7 +150,8 @@ class LspCompleter:
     An empty answer carries no payload, so model figures over LSP cover non-empty answers only."""
 
     def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
-                 cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0, syntax_aware: bool = True):
+                 cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0, syntax_aware: bool = True,
+                 precision: str = "auto"):
         from .jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
         if cmd is None:
             cmd = list(SERVE_CMD)
@@ -163,6 +164,8 @@ class LspCompleter:
             options["syntax"] = False
         if threads:
             options["threads"] = threads
+        if precision != "auto":
+            options["precision"] = precision
         self.client = JsonRpcStdioClient(cmd, timeout=request_timeout_s)
         try:
             self.client.initialize(options)

@@ -48,11 +48,12 @@ class ModelKey:
     model_dir: str | None
     device: str
     threads: int
+    precision: str
 
     @classmethod
     def of(cls, s: Settings, default_dir: str | None) -> "ModelKey":
         d = s.model_dir or default_dir
-        return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads)
+        return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads, s.precision)
 
 
 def auto_threads() -> int:
@@ -74,7 +75,10 @@ def _construct(key: ModelKey) -> tuple["Engine", list[str]]:
     if device == "cuda" and not torch.cuda.is_available():
         warnings.append("device 'cuda' was requested but no CUDA device is available; using the CPU")
         device = "cpu"
-    return Engine(key.model_dir, device=device, threads=key.threads or auto_threads()), warnings
+    if key.precision == "int8" and device != "cpu":
+        warnings.append("precision 'int8' (dynamic quantization) runs on the CPU only; using bf16 on the GPU")
+    engine = Engine(key.model_dir, device=device, threads=key.threads or auto_threads(), precision=key.precision)
+    return engine, warnings
 
 
 class EngineHost:
@@ -119,8 +123,10 @@ class EngineHost:
         loading = self._task is not None and not self._task.done()
         state = "ready" if self.engine is not None else (
             "failed" if self.error else ("loading" if loading else "not loaded"))
+        e = self.engine
         return {"state": state, "error": self.error, "message": self.message,
-                "device": getattr(self.engine, "device", None), "modelDir": self._key.model_dir if self._key else None}
+                "device": getattr(e, "device", None), "modelDir": self._key.model_dir if self._key else None,
+                "precision": getattr(e, "precision", None), "cpu": e.cpu.summary() if e is not None else None}
 
     async def _load(self, key: ModelKey) -> "Engine | None":
         where = key.model_dir or "the shipped model"
@@ -137,7 +143,8 @@ class EngineHost:
                 outcome = "superseded by a newer configuration"
                 return None
             self.engine = engine
-            outcome = f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s"
+            outcome = (f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s, "
+                       f"precision {engine.precision} (CPU: {engine.cpu.summary()})")
             self._reporter.log(types.MessageType.Info, outcome)
             return engine
         except Exception as e:  # noqa: BLE001 - any load failure becomes a message, never a crash

@@ -67,6 +67,7 @@ class EvalConfig:
     threads: int = 0                      # torch threads (0: the server's auto rule, half the cores, at most 4)
     progress: bool = False                # progress lines on stderr
     syntax_aware: bool = True             # Request.syntax: tree-sitter planning/truncation in the pipeline
+    precision: str = "auto"               # the model's numerics (model/precision.py)
 
 
 
@@ -105,14 +106,14 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
         raise ValueError(f"unknown baseline {config.baseline!r}")
     if config.via == "lsp":
         return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads,
-                            syntax_aware=config.syntax_aware)
+                            syntax_aware=config.syntax_aware, precision=config.precision)
     if config.via != "inprocess":
         raise ValueError(f"unknown --via {config.via!r}")
     if engine is None:
         from .engine_host import auto_threads
         from .pipeline import Engine
         # the server's thread rule (threads 0 = auto), so that both vias measure the same latency
-        engine = Engine(config.model_dir, threads=config.threads or auto_threads())
+        engine = Engine(config.model_dir, threads=config.threads or auto_threads(), precision=config.precision)
     return EngineCompleter(engine, config.effort, config.max_tokens, config.syntax_aware)
 
 
@@ -233,7 +234,7 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
         "statuses": statuses, "completion_errors": sum(r.error is not None for r in records),
         "effort": None if config.baseline else config.effort, "baseline": config.baseline,
         "via": None if config.baseline else config.via, "completer": label, "model_dir": model_dir,
-        "syntax_aware": config.syntax_aware,
+        "syntax_aware": config.syntax_aware, "precision": None if config.baseline else config.precision,
         "limit": config.limit, "workers": config.workers, "timeout_s": config.timeout_s,
         "wall_s": round(wall_s, 1),
     }
@@ -261,6 +262,7 @@ def format_table(m: dict[str, Any]) -> str:
         ("outcomes", ", ".join(f"{k} {v}" for k, v in sorted(m["statuses"].items()))),
         ("completer", m["completer"]),
         ("effort", fmt(m["effort"])),
+        ("precision", fmt(m.get("precision"))),
         ("syntax-aware pipeline", "on" if m.get("syntax_aware", True) else "off"),
         ("model", fmt(m["model_dir"])),
         ("wall time (s)", fmt(m["wall_s"])),
@@ -289,6 +291,8 @@ def _parser() -> argparse.ArgumentParser:
     he.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per program (default 10)")
     he.add_argument("--max-tokens", type=int, default=32, help="canvas cap for a line (default 32)")
     he.add_argument("--threads", type=int, default=0, help="torch threads (0: as the server, half the cores, at most 4)")
+    he.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "int8"),
+                    help="the model's numerics (default auto: bf16 where the CPU has it, else fp32)")
     he.add_argument("--no-syntax", action="store_true",
                     help="execute programs that do not parse too (they are otherwise recorded as failed)")
     he.add_argument("--no-syntax-aware", action="store_true",
@@ -306,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     config = EvalConfig(subset=a.subset, limit=a.limit, model_dir=a.model, effort=a.effort, workers=a.workers,
                         baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
                         syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet,
-                        syntax_aware=not a.no_syntax_aware)
+                        syntax_aware=not a.no_syntax_aware, precision=a.precision)
     tasks = load_tasks(config.subset, None)
     print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {SINGLE_LINE_COUNT})"
           + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import torch
 
 from model import causal, checkpoint
+from model import precision as precisions
 from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
 from .infill import Plan, plan_infill, postprocess, resolve_tree
@@ -104,12 +105,18 @@ def _score(res: SampleResult) -> float:
 class Engine:
     """One model, loaded once, shared by every request; a context cache per document."""
 
-    def __init__(self, model_dir: str | Path | None = None, device: str = "auto", threads: int = 0):
+    def __init__(self, model_dir: str | Path | None = None, device: str = "auto", threads: int = 0,
+                 precision: str = "auto"):
+        """`precision`: auto | fp32 | bf16 | int8 (model/precision.py: auto is bf16 only where the
+        CPU computes it natively)."""
         if threads:
             torch.set_num_threads(threads)
         dev = "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
         self.device = dev
-        self.loaded = checkpoint.load(model_dir, device=dev, dtype=torch.bfloat16)
+        self.cpu = precisions.cpu_info()
+        self.precision = precisions.choose(precision, dev, self.cpu.flags)
+        self.loaded = checkpoint.load(model_dir, device=dev)
+        self.loaded.model = precisions.apply(self.loaded.model, self.precision)
         self.model, self.tok = self.loaded.model, self.loaded.tokenizer
         self._caches: dict[str, ContextCache] = {}
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)

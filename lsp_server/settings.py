@@ -28,6 +28,7 @@ from typing import Any, Callable
 # import torch; tests/test_server_config.py checks that the two agree.
 EFFORT_NAMES = ("instant", "low", "medium", "high", "max")
 DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("auto", "fp32", "bf16", "int8")  # model.precision.PRECISIONS (checked by a test)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Settings:
     enabled: bool = True                    # false: every completion request answers empty
     model_dir: str | None = None            # checkpoint directory; None: the shipped model
     device: str = "auto"                    # auto | cpu | cuda
+    precision: str = "auto"                 # auto | fp32 | bf16 | int8 (auto: bf16 only where the CPU has it)
     effort: str = "low"                     # instant | low | medium | high | max (low: the typing latency target)
     max_tokens: int = 32                    # canvas cap for one completion
     context_tokens: int = 320               # prefix + suffix token budget
@@ -91,6 +93,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "enabled": _bool,
     "model_dir": _optional_path,
     "device": _choice(DEVICES),
+    "precision": _choice(PRECISIONS),
     "effort": _choice(EFFORT_NAMES),
     "max_tokens": _int_in(1, 256),
     "context_tokens": _int_in(16, 4096),

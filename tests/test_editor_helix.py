@@ -51,7 +51,7 @@ def test_languages_toml_defines_the_server_and_keeps_helix_defaults(config: dict
     server = config["language-server"]["redraft"]
     assert server["command"] == "redraft" and server["args"] == ["serve"]
     assert set(server["config"]["redraft"]) <= {"enabled", "effort", "maxTokens", "contextTokens",
-                                                 "enabledLanguages", "syntax", "modelDir", "device", "threads"}
+                                                 "enabledLanguages", "syntax", "modelDir", "device", "precision", "threads"}
     entries = {lang["name"]: lang["language-servers"] for lang in config["language"]}
     assert set(entries) == set(HELIX_DEFAULTS)
     for name, servers in entries.items():

@@ -17,7 +17,7 @@ from lsp_helpers import until, RETURN_POS, SAMPLE, SERVE, configure, inline, mes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 BAD_OPTIONS = {"maxTokens": -5, "effort": "ludicrous", "device": "tpu", "enabledLanguages": 7,
-               "contextTokens": "many", "frobnicate": True}
+               "contextTokens": "many", "precision": "fp64", "frobnicate": True}
 
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
@@ -37,9 +37,10 @@ async def disabled_count(client: LanguageClient) -> int:
 async def test_bad_initialization_options_get_a_message_and_defaults(client: LanguageClient):
     shown = [m for m in client.messages if "initializationOptions" in m.message]
     assert len(shown) == 1 and shown[0].type == types.MessageType.Warning
-    for key in ("maxTokens", "effort", "device", "enabledLanguages", "contextTokens"):
+    for key in ("maxTokens", "effort", "device", "enabledLanguages", "contextTokens", "precision"):
         assert key in shown[0].message
     assert "using the default 32" in shown[0].message           # maxTokens
+    assert "precision='fp64' is invalid (expected one of auto, fp32, bf16, int8); using the default 'auto'" in shown[0].message
     assert messages(client, "frobnicate")                         # unknown keys are logged, not fatal
     result = await inline(client, "file:///conf.py", RETURN_POS)  # defaults: python on, effort low
     assert len(result.items) == 1
@@ -102,6 +103,13 @@ async def test_bad_model_dir_is_reported_and_recoverable(client: LanguageClient,
     configure(client, {"modelDir": ""})                          # back to the shipped model
     result = await inline(client, "file:///conf.py", RETURN_POS)  # waits for the reload
     assert len(result.items) == 1 and (await stats(client))["model"]["state"] == "ready"
+
+
+async def test_precision_names_match_the_model():
+    """settings.PRECISIONS spells out model.precision.PRECISIONS (settings do not import torch)."""
+    from lsp_server.settings import PRECISIONS
+    from model.precision import PRECISIONS as MODEL_PRECISIONS
+    assert PRECISIONS == MODEL_PRECISIONS
 
 
 async def test_effort_names_match_the_sampler():

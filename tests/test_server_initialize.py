@@ -51,6 +51,11 @@ async def test_model_loads_in_process_with_progress(client: LanguageClient):
     assert begins and begins[0].title == "redraft"
     stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="redraft.stats"))
     assert stats["model"]["state"] == "ready" and stats["model"]["device"] in ("cpu", "cuda")
+    # the precision auto chose for this machine's CPU, reported with the CPU and logged at load
+    from model.precision import choose, cpu_info
+    cpu = cpu_info()
+    assert stats["model"]["precision"] == choose("auto", stats["model"]["device"], cpu.flags)
+    assert stats["model"]["cpu"] == cpu.summary() and f"precision {stats['model']['precision']}" in message
 
 
 async def test_utf8_position_encoding_when_the_client_prefers_it():

@@ -4,7 +4,7 @@
 --- .venv/bin after `make setup`, or `pip install` of the project), or set `cmd`.
 --- With only this file on 'runtimepath', `vim.lsp.enable('redraft')` (Nvim 0.11+) starts it;
 --- `require('redraft').setup()` uses the same config and adds ghost text.
---- Server settings (camelCase): enabled, modelDir, device, effort, maxTokens, contextTokens,
+--- Server settings (camelCase): enabled, modelDir, device, precision, effort, maxTokens, contextTokens,
 --- enabledLanguages, syntax, threads, feedbackFile. The server answers only for the languages in
 --- `enabledLanguages` (default { "python" }).
 

@@ -10,6 +10,7 @@ export const SERVER_KEYS = [
   'enabled',
   'modelDir',
   'device',
+  'precision',
   'effort',
   'maxTokens',
   'contextTokens',

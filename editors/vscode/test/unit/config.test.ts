@@ -30,6 +30,7 @@ test('defaults become the initializationOptions the server expects', () => {
       enabled: true,
       modelDir: null,
       device: 'auto',
+      precision: 'auto',
       effort: 'low',
       maxTokens: 32,
       contextTokens: 320,
@@ -43,7 +44,7 @@ test('defaults become the initializationOptions the server expects', () => {
 
 test('user values are sent under their camelCase keys, client-only settings are not', () => {
   const sent = serverSettings(reader({
-    enabled: false, modelDir: '/models/mine', device: 'cuda', effort: 'max', maxTokens: 200, contextTokens: 1024,
+    enabled: false, modelDir: '/models/mine', device: 'cuda', precision: 'int8', effort: 'max', maxTokens: 200, contextTokens: 1024,
     enabledLanguages: ['*'], syntax: false, threads: 3, feedbackFile: '/tmp/fb.jsonl',
     'server.path': '/opt/redraft', 'server.args': ['--log-level', 'INFO'], 'trace.server': 'verbose',
   }));
@@ -70,6 +71,7 @@ test('null, blank and missing paths are sent as null; other values pass unchange
 test('the manifest limits match the server', () => {
   assert.deepEqual(properties['redraft.effort'].enum, [...EFFORTS]);
   assert.deepEqual(properties['redraft.device'].enum, ['auto', 'cpu', 'cuda']);
+  assert.deepEqual(properties['redraft.precision'].enum, ['auto', 'fp32', 'bf16', 'int8']);
   assert.deepEqual(properties['redraft.trace.server'].enum, ['off', 'messages', 'verbose']);
   const range = (k: string) => [properties[`redraft.${k}`].minimum, properties[`redraft.${k}`].maximum];
   assert.deepEqual(range('maxTokens'), [1, 256]);
