@@ -10,6 +10,9 @@ next keystroke only after the answer (an editor that waits). Reports:
   new file        the first completion in a newly opened document (cold context cache)
   typing          p50 / p95 / max over every keystroke's completion (warm)
   rss             the server's resident memory (VmRSS, VmHWM) with the model loaded
+  cpu, precision  this machine's CPU with the flags that decide the precision, and the precision the
+                  server chose (redraft.stats)
+  cache hit rate  context tokens whose keys/values came from the cache / context tokens needed
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from lsp_server.convert import LineIndex  # noqa: E402
 from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
+from model.precision import cpu_info  # noqa: E402
 
 
 def rss_mib(pid: int) -> dict[str, float]:
@@ -57,11 +61,13 @@ def main(argv=None) -> int:
     ap.add_argument("--effort", default=None, help="default: the server's own default")
     ap.add_argument("--threads", type=int, default=0, help="server torch threads (0 = the server's default)")
     ap.add_argument("--lines", type=int, default=12, help="lines to retype")
+    ap.add_argument("--precision", default=None, help="auto | fp32 | bf16 | int8 (default: the server's auto)")
     ap.add_argument("--json", default=None, help="write the figures here too")
     a = ap.parse_args(argv)
     src = Path(textwrap.__file__).read_text()
     cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
-    opts = {**({"effort": a.effort} if a.effort else {}), **({"threads": a.threads} if a.threads else {})}
+    opts = {**({"effort": a.effort} if a.effort else {}), **({"threads": a.threads} if a.threads else {}),
+            **({"precision": a.precision} if a.precision else {})}
     client = JsonRpcStdioClient(cmd, timeout=120)
     try:
         t0 = time.perf_counter()
@@ -107,12 +113,16 @@ def main(argv=None) -> int:
                 typing.append(complete(client, u, text, offset))
             client.close_document(u)
         mem = rss_mib(client.proc.pid)
-        res = {"effort": a.effort or "server default", "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
+        stats = client.request("workspace/executeCommand", {"command": "redraft.stats"})
+        counts = stats["requests"]
+        res = {"cpu": cpu_info().summary(), "precision": stats["model"]["precision"],
+               "effort": a.effort or "server default", "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
                "first_request_ms": round(first_ms, 1), "new_file_ms": round(new_file_ms, 1),
                "typing_requests": len(typing), "typing_p50_ms": round(pct(typing, 0.5), 1),
                "typing_p95_ms": round(pct(typing, 0.95), 1), "typing_max_ms": round(max(typing), 1),
                "typing_mean_ms": round(statistics.mean(typing), 1),
-               "rss_mib": round(mem.get("VmRSS", 0), 1), "peak_rss_mib": round(mem.get("VmHWM", 0), 1)}
+               "rss_mib": round(mem.get("VmRSS", 0), 1), "peak_rss_mib": round(mem.get("VmHWM", 0), 1),
+               "cache_hit_rate": round(counts.get("context_reused", 0) / max(1, counts.get("context_tokens", 0)), 4)}
         client.request("shutdown")
         client.notify("exit")
     finally:

@@ -22,7 +22,8 @@ Cancellation and staleness (the design):
   read with that item accepted, and the answer replaces the item's range with the item's text plus
   the infill (`with_selection`). Without it the popup would always hide the ghost text.
 * Anything else that goes wrong (a bad offset, an engine error) is logged and answers empty.
-Counters for all of this are kept in `stats` (the `redraft.stats` command returns them).
+Counters for all of this are kept in `stats` (the `redraft.stats` command returns them), with the
+context cache's reuse (`context_reused` of `context_tokens`: the hit rate while typing).
 """
 from __future__ import annotations
 
@@ -180,6 +181,9 @@ class CompletionService:
         except Exception as e:  # noqa: BLE001 - a failed completion answers empty, the server lives on
             return self._skip("error", f"{kind} completion failed for {doc.uri}: {type(e).__name__}: {e}",
                               types.MessageType.Error)
+        if comp is not None:  # the context cache's work: tokens the model needed, and those it reused
+            self.stats["context_tokens"] += comp.context_tokens
+            self.stats["context_reused"] += comp.context_reused
         if ticket.reason is not None:
             return self._skip(ticket.reason)
         if self._docs.get(doc.uri) is not doc:

@@ -18,6 +18,7 @@ Design decisions:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -91,6 +92,11 @@ class EngineHost:
         self.engine: Engine | None = None
         self.error: str | None = None
         self.message: str | None = None  # what the last load said: "loading ...", "model loaded from ..."
+
+    def preload(self) -> None:
+        """Import torch and the pipeline on the model thread now, while the client is still starting
+        up and initializing: the first load then only reads the checkpoint."""
+        self.model_thread.submit(importlib.import_module, "lsp_server.pipeline")
 
     def start(self, settings: Settings) -> asyncio.Task["Engine | None"]:
         """Begin loading the model these settings name, unless it is loaded or loading already."""

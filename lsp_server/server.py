@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server.host.default_model_dir = args.model
+    server.host.preload()
     if args.effort:
         server.settings = replace(server.settings, effort=args.effort)
     if args.tcp:
