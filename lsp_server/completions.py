@@ -31,7 +31,7 @@ import asyncio
 import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
@@ -65,8 +65,10 @@ class Outcome:
     payload: dict[str, Any]              # id, latency, forward passes: travels with the item
 
 
-def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float) -> "Completion | None":
-    """Worker thread. Returns None when stopped (the ticket says why)."""
+def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float,
+             before: Callable[[], None]) -> "Completion | None":
+    """The model thread. Returns None when stopped (the ticket says why). `before` runs first (the
+    host fits the thread count to the machine's load)."""
     from .pipeline import Cancelled
 
     def on_step(_draft: str, step: int) -> None:
@@ -77,6 +79,7 @@ def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float) -
     if ticket.stop.is_set():
         ticket.stopped_at = 0
         return None
+    before()
     try:
         return engine.complete(req, should_stop=ticket.stop.is_set, on_step=on_step)
     except Cancelled:
@@ -177,7 +180,7 @@ class CompletionService:
         loop = asyncio.get_running_loop()
         try:
             comp = await loop.run_in_executor(self._host.model_thread, _denoise, engine, req, ticket,
-                                              settings.debug_step_delay_ms / 1000)
+                                              settings.debug_step_delay_ms / 1000, self._host.fit_threads)
         except Exception as e:  # noqa: BLE001 - a failed completion answers empty, the server lives on
             return self._skip("error", f"{kind} completion failed for {doc.uri}: {type(e).__name__}: {e}",
                               types.MessageType.Error)

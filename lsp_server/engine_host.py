@@ -10,6 +10,8 @@ Design decisions:
   configuration; completions then answer empty until the settings change.
 * `device: cuda` without a usable GPU falls back to the CPU with a warning.
 * `threads: 0` (the default) means `auto_threads()`, not torch's default of every core.
+* `threads: 0` also means: before each request, leave out the cores other processes kept busy
+  since the last one (cpu_share.py; spinning torch threads on an oversubscribed core cost up to 10x).
 * One model thread: loading, warm-up and every denoising run on the same OS thread
   (`model_thread`). torch's CPU ops run on an OpenMP team that belongs to the thread that starts
   them, and an idle team keeps spinning for a while: requests that hop between pool threads left
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
+from .cpu_share import CoreShare
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -89,6 +92,8 @@ class EngineHost:
         self._key: ModelKey | None = None
         self._task: asyncio.Task[Engine | None] | None = None
         self.model_thread = ThreadPoolExecutor(1, thread_name_prefix="redraft-model")
+        self._share = CoreShare()
+        self._threads_now = 0          # torch threads last set by fit_threads (0: not yet)
         self.engine: Engine | None = None
         self.error: str | None = None
         self.message: str | None = None  # what the last load said: "loading ...", "model loaded from ..."
@@ -116,6 +121,17 @@ class EngineHost:
     def started(self) -> bool:
         return self._task is not None
 
+    def fit_threads(self) -> None:
+        """On the model thread, before a request: with `threads: 0`, use the cores that the rest of
+        the machine left free since the last request (at most auto_threads())."""
+        if self._key is None or self._key.threads or self.engine is None or self.engine.device != "cpu":
+            return
+        n = self._share.threads(auto_threads())
+        if n != self._threads_now:
+            import torch
+            torch.set_num_threads(n)
+            self._threads_now = n
+
     def shutdown(self) -> None:
         """No more model work: queued runs are dropped, a running one finishes on its own."""
         self.model_thread.shutdown(wait=False, cancel_futures=True)
@@ -132,7 +148,8 @@ class EngineHost:
         e = self.engine
         return {"state": state, "error": self.error, "message": self.message,
                 "device": getattr(e, "device", None), "modelDir": self._key.model_dir if self._key else None,
-                "precision": getattr(e, "precision", None), "cpu": e.cpu.summary() if e is not None else None}
+                "precision": getattr(e, "precision", None), "cpu": e.cpu.summary() if e is not None else None,
+                "threads": self._threads_now or None}
 
     async def _load(self, key: ModelKey) -> "Engine | None":
         where = key.model_dir or "the shipped model"
