@@ -18,6 +18,7 @@ a document over `MAX_SYNTAX_CHARS`, or a failure gives a fresh parse or no tree 
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
@@ -36,6 +37,14 @@ class Document:
 class DocumentStore:
     def __init__(self) -> None:
         self._docs: dict[str, Document] = {}
+
+    def fingerprint(self, uri: str) -> dict[str, Any] | None:
+        """Version, length and SHA-256 of a document's text (UTF-8, "surrogatepass"), or None."""
+        doc = self._docs.get(uri)
+        if doc is None:
+            return None
+        digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return {"version": doc.version, "length": len(doc.text), "sha256": digest}
 
     def get(self, uri: str) -> Document | None:
         return self._docs.get(uri)

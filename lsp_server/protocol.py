@@ -7,21 +7,90 @@
    documents.py for why) instead of pygls' workspace; the server's handlers do the work.
 3. Malformed JSON is answered with ParseError (-32700), valid JSON that is no JSON-RPC message with
    InvalidRequest (-32600), with id null where the id is unknown, as JSON-RPC 2.0 asks (pygls
-   only logs them): see `RedraftServer.report_server_error`.
+   only logs them): see 5.
 4. `converter_factory`: inline completion items keep their (non-standard) `data` member, which a
    plain lsprotocol converter drops because `InlineCompletionItem` has no such field.
+5. One validation layer in front of pygls' dispatch (`receive` for a framed body, then
+   `handle_message`). pygls decodes with an `object_hook` that turns every nested object shaped like
+   a JSON-RPC message into one, wherever it is (a command argument, a document's text as JSON ...):
+   here the hook is the identity and only the top-level object is a message. Decoding errors, JSON
+   nested too deep to decode (answered with the id found at the top level), a bad envelope (jsonrpc,
+   an id that is not a string or an integer, a method that is not a string, params that are not an
+   object or array), a notification method sent with an id, and unknown methods each get one
+   JSON-RPC error (-32700, -32600, -32602, -32601), with id null where the id itself is invalid,
+   and one line in the local log. Every request is answered once; no traceback goes to the client.
+6. After `exit`, or once the transport is gone, nothing more is written to it, and nothing about it
+   is reported through it (which used to recurse until the recursion limit).
 """
 from __future__ import annotations
 
+import json
+import logging
+import re
 from typing import Any
 
 from cattrs import Converter, transform_error
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader
 from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
 from .convert import InlineCompletionItemWithData
+
+logger = logging.getLogger("redraft.protocol")
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_DEPTH = {ord("{"): 1, ord("["): 1, ord("}"): -1, ord("]"): -1}
+
+
+def valid_id(value: Any) -> bool:
+    """LSP request ids are integers or strings (not booleans, floats, null, arrays or objects)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def top_level_member(body: bytes, name: str) -> Any:
+    """The value of member `name` of the top-level object in a body that json cannot decode whole
+    (nested too deep), if it is a scalar; None otherwise. Only for that error path: it walks the
+    bytes outside strings in Python."""
+    key = json.dumps(name).encode()
+    depth, pos = 0, 0
+    for m in _STRING.finditer(body):
+        for ch in body[pos:m.start()]:
+            depth += _DEPTH.get(ch, 0)
+        pos = m.end()
+        if depth == 1 and m.group() == key:
+            rest = body[pos:].lstrip()
+            if rest.startswith(b":"):
+                try:
+                    value, _ = json.JSONDecoder().raw_decode(rest[1:].lstrip().decode("utf-8", "replace"))
+                except (ValueError, RecursionError):
+                    return None
+                return value if not isinstance(value, (list, dict)) else None
+    return None
+
+
+def envelope_problem(data: Any) -> tuple[Any, int, str] | None:
+    """(id to answer with, error code, message) for a top-level value that is no valid JSON-RPC 2.0
+    message; None for a valid one."""
+    if not isinstance(data, dict):
+        return None, types.ErrorCodes.InvalidRequest, f"Invalid request: expected an object, got {type(data).__name__}"
+    msg_id = data.get("id")
+    answer_id = msg_id if valid_id(msg_id) else None
+    if data.get("jsonrpc") != "2.0":
+        return answer_id, types.ErrorCodes.InvalidRequest, 'Invalid request: "jsonrpc" must be "2.0"'
+    if "id" in data and not valid_id(msg_id):
+        return None, types.ErrorCodes.InvalidRequest, \
+            f"Invalid request: an id must be an integer or a string, not {json.dumps(msg_id)[:40]}"
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return answer_id, types.ErrorCodes.InvalidRequest, "Invalid request: the method must be a string"
+        if "params" in data and not isinstance(data["params"], (dict, list)) and data["params"] is not None:
+            return answer_id, types.ErrorCodes.InvalidParams, f"Invalid params for {data['method'][:100]}: params must be an object or an array"
+    elif "id" not in data or not ("result" in data or "error" in data):
+        return answer_id, types.ErrorCodes.InvalidRequest, "Invalid request: neither a request, a notification nor a response"
+    return None
 
 
 def converter_factory() -> Converter:
@@ -52,32 +121,116 @@ def _explain(error: BaseException | None) -> str:
 _ANSWERED = object()  # a message that was already answered while it was decoded
 
 
-class InvalidMessage(ValueError):
-    """Valid JSON that is not a JSON-RPC message (no "jsonrpc" member, an array, a number ...)."""
-
-
 class RedraftProtocol(LanguageServerProtocol):
-    def structure_message(self, data: dict[str, Any]) -> Any:
+    closed = False  # after `exit`, or once writing failed: nothing more goes to the client
+
+    # -- 5. the validation layer ------------------------------------------------------------------
+    def receive(self, body: bytes) -> None:
+        """One framed message body, as read from the transport."""
         try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
+            data = json.loads(body)
+        except RecursionError:
+            msg_id = top_level_member(body, "id")
+            self.reject(msg_id if valid_id(msg_id) else None, types.ErrorCodes.InvalidRequest,
+                        "Invalid request: JSON nested too deep")
+            return
+        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+            self.reject(None, types.ErrorCodes.ParseError, f"Parse error: {e}"[:300])
+            return
+        self.handle_message(data)
+
+    def reject(self, msg_id: Any, code: int, message: str) -> None:
+        """Answer a message that cannot be served with a JSON-RPC error (id null if unknown)."""
+        logger.warning("rejected a message: %s", message)
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": int(code), "message": message}})
+
+    def _is_notification_method(self, method: str) -> bool:
+        kind = types.METHOD_TO_TYPES.get(method, (None,))[0]
+        return kind is not None and kind.__name__.endswith("Notification")
+
+    def _has_method(self, method: str) -> bool:
+        return method == types.CANCEL_REQUEST or method in self.fm.builtin_features or method in self.fm.features
+
+    def structure_message(self, data: Any) -> Any:
+        return data  # pygls' object_hook: only the top-level object is a message (handle_message)
+
+    def _message_type(self, data: dict[str, Any]) -> type:
+        """The lsprotocol class of a message with a valid envelope (as pygls' structure_message picks
+        it, without its traceback in the log for every bad message)."""
+        if "method" in data:
+            fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+            return self.get_message_type(data["method"]) or fallback
+        if "error" in data:
+            return types.ResponseErrorMessage
+        return self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """The envelope is valid: the lsprotocol type of the message (1.: a request whose params do
+        not fit is answered with InvalidParams; a notification's is dropped with one log line)."""
+        try:
+            return self._converter.structure(data, self._message_type(data))
+        except Exception as error:  # noqa: BLE001 - a bad message is answered, not raised (and no traceback)
+            exc: JsonRpcException = JsonRpcInvalidParams() if isinstance(error, ClassValidationError) \
+                else JsonRpcInternalError()
             if isinstance(exc, JsonRpcInvalidParams) and "method" in data:
-                exc = JsonRpcInvalidParams(f"Invalid params for {data['method']}: {_explain(exc.__cause__)}")
-            if "method" in data and isinstance(data.get("id"), (int, str)):
-                self._send_response(data["id"], error=exc.to_response_error())
-                return _ANSWERED
-            raise exc from None
+                exc = JsonRpcInvalidParams(f"Invalid params for {data['method']}: {_explain(error)}")
+            if "method" in data and "id" in data:
+                self.reject(data["id"], exc.code, exc.message)
+            else:  # a notification: nobody to answer; one line in the local log and the client's
+                logger.warning("dropped a notification: %s", exc.message)
+                self.notify(types.WINDOW_LOG_MESSAGE, types.LogMessageParams(
+                    type=types.MessageType.Warning, message=f"redraft: dropped a notification: {exc.message}"))
+            return _ANSWERED
 
     def handle_message(self, message: Any) -> None:
-        if message is _ANSWERED:
+        if hasattr(message, "jsonrpc"):  # structured already (pygls' own calls)
+            super().handle_message(message)
             return
-        if not hasattr(message, "jsonrpc"):
-            if isinstance(message, dict) and isinstance(message.get("id"), (int, str)):
-                self._send_response(message["id"], error=types.ResponseError(
-                    code=types.ErrorCodes.InvalidRequest, message='Invalid request: "jsonrpc": "2.0" is missing'))
-                return
-            raise InvalidMessage(f"not a JSON-RPC message: {str(message)[:200]}")
-        super().handle_message(message)
+        problem = envelope_problem(message)
+        if problem is not None:
+            self.reject(*problem)
+            return
+        method, has_id = message.get("method"), "id" in message
+        if method is not None and has_id and self._is_notification_method(method):
+            self.reject(message["id"], types.ErrorCodes.InvalidRequest,
+                        f"Invalid request: {method} is a notification and takes no id")
+            return
+        if method is not None and not self._has_method(method):
+            if has_id:
+                self.reject(message["id"], types.ErrorCodes.MethodNotFound, f"Method not found: {method}"[:300])
+            elif not method.startswith("$/"):  # "$/" notifications may be ignored (the LSP spec)
+                logger.warning("ignoring the notification %s: not supported", method[:200])
+            return
+        if method == types.CANCEL_REQUEST and not valid_id((message.get("params") or {}).get("id")
+                                                         if isinstance(message.get("params"), dict) else None):
+            logger.warning("ignoring $/cancelRequest without a valid id")
+            return
+        structured = self._structure(message)
+        if structured is not _ANSWERED:
+            super().handle_message(structured)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A handler that rejected its request (a JsonRpcException: an unknown command, bad
+        arguments) is answered with that error and one log line; pygls logs a traceback for it."""
+        if not future.cancelled() and isinstance(exc := future.exception(), JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            logger.warning("request %r: %s", msg_id, exc.message)
+            self._send_response(msg_id, error=exc.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
+    # -- 6. a closed transport --------------------------------------------------------------------
+    def _send_data(self, data: Any) -> None:
+        if self.closed:
+            return
+        super()._send_data(data)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None) -> None:
+        """pygls puts the server's traceback into an internal error's `data`: it stays in the local log."""
+        if error is not None and error.data is not None and error.code == types.ErrorCodes.InternalError:
+            logger.error("internal error answering request %r: %s\n%s", msg_id, error.message, error.data)
+            error = types.ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
 
     def _user(self, method: str, params: Any):
         if (handler := self.fm.features.get(method)) is not None:
@@ -94,3 +247,24 @@ class RedraftProtocol(LanguageServerProtocol):
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         yield from self._user(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+
+async def read_messages(stop: Any, reader: StdinAsyncReader, protocol: RedraftProtocol) -> None:
+    """The stdio read loop: Content-Length framed bodies to `protocol.receive`, until end of input."""
+    length: int | None = None
+    while not stop.is_set():
+        header = await reader.readline()
+        if not header:
+            return
+        name, _, value = header.decode("ascii", "replace").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value.strip()) if value.strip().isdigit() else None
+        elif not header.strip() and length is not None:
+            n, length = length, None
+            body = await reader.readexactly(n) if n else b""
+            if n and not body:
+                return  # end of input inside a message
+            try:
+                protocol.receive(body)
+            except Exception:  # noqa: BLE001 - one bad message must not end the loop
+                logger.exception("unexpected error while handling a message")

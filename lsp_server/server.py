@@ -16,9 +16,10 @@ cannot be served answer empty, problems are reported with window/logMessage or s
 from __future__ import annotations
 
 import argparse
-import json
+import asyncio
 import logging
 import sys
+import threading
 import uuid
 from dataclasses import asdict, replace
 from importlib import metadata
@@ -26,7 +27,8 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import FeatureRequestError, JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .completions import CompletionService
@@ -34,7 +36,7 @@ from .convert import normalize_encoding, to_completion_item, to_inline_item
 from .documents import DocumentStore
 from .engine_host import EngineHost
 from .feedback import FeedbackLog
-from .protocol import InvalidMessage, RedraftProtocol, converter_factory
+from .protocol import RedraftProtocol, converter_factory, read_messages
 from .settings import EFFORT_NAMES, Settings, parse_settings
 
 try:
@@ -122,19 +124,38 @@ class RedraftServer(LanguageServer):
         return counters
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Out-of-band errors: answer unparseable input as JSON-RPC asks, log the rest (no popups)."""
-        parse = isinstance(error, (json.JSONDecodeError, UnicodeDecodeError))
-        if parse or isinstance(error, InvalidMessage):
-            code = types.ErrorCodes.ParseError if parse else types.ErrorCodes.InvalidRequest
-            # a raw dict: pygls' typed responses drop an id of None, which JSON-RPC requires here
-            self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {
-                "code": int(code), "message": f"{'Parse error' if parse else 'Invalid request'}: {error}"[:500]}})
+        """Errors outside a request (protocol.py answers the requests): the local log, and the
+        client's log while the transport is open. A failed write closes it: nothing more is written,
+        and the failure is not reported through it."""
+        if self.protocol.closed or (source is JsonRpcInternalError and isinstance(error, (OSError, ValueError))):
+            self.protocol.closed = True  # pygls reports a failed write with JsonRpcInternalError
+            logger.warning("the client's transport is gone: %s", error)
+            return
+        if source is JsonRpcException and isinstance(error, (ValueError, RecursionError)):
+            # pygls' own read loop (TCP) could not decode a message
+            self.protocol.reject(None, types.ErrorCodes.ParseError, f"Parse error: {error}"[:300])
+            return
         if source is FeatureRequestError:
             return  # the request was answered with the error already
         try:
             self.log(types.MessageType.Error, f"redraft: {type(error).__name__}: {error}"[:2000])
         except Exception:  # noqa: BLE001 - e.g. no transport yet
             logger.exception("cannot report %s", error)
+
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        """pygls' stdio server with the project's read loop (protocol.read_messages: the one
+        validation layer in front of pygls' dispatch)."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            logger.error("the client closed the connection; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
 
 server = RedraftServer()
@@ -153,6 +174,12 @@ def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: RedraftServer, params: None) -> None:
     ls.completions.shutdown()
+
+
+@server.feature(types.EXIT)
+def on_exit(ls: RedraftServer, params: None) -> None:
+    ls.completions.shutdown()
+    ls.protocol.closed = True  # a load or a denoising still running must not write to a closed stdout
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -220,9 +247,15 @@ def on_reject(ls: RedraftServer, *args: Any) -> dict[str, int]:
 
 @server.command("redraft.stats")
 def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
-    return {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
-            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
-            "documents": len(ls.docs), "settings": asdict(ls.settings)}
+    """Counters; with `{"uri": U}` also that document's version, length and SHA-256 (never its text),
+    so that a client can check that the server's copy matches its own."""
+    out = {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
+           "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
+           "documents": len(ls.docs), "settings": asdict(ls.settings)}
+    uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
+    if isinstance(uri, str):
+        out["document"] = ls.docs.fingerprint(uri)
+    return out
 
 
 def _host_port(value: str) -> tuple[str, int]:
