@@ -130,3 +130,17 @@ def test_9_exit_while_the_model_is_loading_is_clean():
     time.sleep(0.5)
     err = "".join(c.stderr)
     assert "Traceback" not in err and len(err) < 2000, err[:2000]
+
+
+def test_9_exit_while_denoising_is_clean():
+    c = JsonRpcStdioClient()
+    c.initialize({"threads": 1, "effort": "max", "debugStepDelayMs": 200})
+    c.open_document(URI, SAMPLE)
+    c.inline_completion(URI, SAMPLE, SAMPLE.index("return ") + 7, timeout=60)   # the model is loaded
+    c.request_async("textDocument/inlineCompletion", {"textDocument": {"uri": URI}, "position": RETURN,
+                                                      "context": {"triggerKind": 1}})
+    time.sleep(0.5)                                   # denoising, one position every 200 ms
+    assert c.close() == 0
+    time.sleep(0.5)
+    err = "".join(c.stderr)
+    assert "Traceback" not in err and len(err) < 2000, err[:2000]
