@@ -108,6 +108,18 @@ def messages(client: LanguageClient, needle: str) -> list[str]:
     return [m.message for m in [*client.messages, *client.log_messages] if needle in m.message]
 
 
+def raw_session(uri: str, text: str):
+    """The real server through the raw client (lsp_server.jsonrpc_stdio), initialized with one torch
+    thread and no capabilities, `text` open at `uri`: for tests that write exact bytes."""
+    from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+    c = JsonRpcStdioClient()
+    c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
+                             "initializationOptions": {"threads": 1}})
+    c.notify("initialized", {})
+    c.open_document(uri, text)
+    return c
+
+
 def ready_client(options: dict[str, Any] | None = None):
     """A module-scoped pytest-lsp `client` fixture: the real server over stdio, initialized with
     TEST_OPTIONS + `options`, the model loaded; shut down after the module."""

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from lsp_helpers import SAMPLE
+from lsp_helpers import SAMPLE, raw_session
 from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
 
 URI = "file:///ok.py"
@@ -16,11 +16,7 @@ RETURN = {"line": 2, "character": 11}
 
 @pytest.fixture(scope="module")
 def server():
-    c = JsonRpcStdioClient()
-    c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
-                             "initializationOptions": {"threads": 1}})
-    c.notify("initialized", {})
-    open_doc(c, URI, SAMPLE)
+    c = raw_session(URI, SAMPLE)
     yield c
     assert c.close() == 0  # and it still shuts down cleanly
 

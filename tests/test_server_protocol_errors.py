@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from lsp_helpers import SAMPLE
+from lsp_helpers import SAMPLE, raw_session
 from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
 
 URI = "file:///robust.py"
@@ -18,11 +18,7 @@ RETURN = {"line": 2, "character": 11}
 
 @pytest.fixture(scope="module")
 def server():
-    c = JsonRpcStdioClient()
-    c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
-                             "initializationOptions": {"threads": 1}})
-    c.notify("initialized", {})
-    c.open_document(URI, SAMPLE)
+    c = raw_session(URI, SAMPLE)
     yield c
     assert c.close() == 0
     assert not [line for line in c.stderr if "Traceback" in line], "".join(c.stderr[-40:])
