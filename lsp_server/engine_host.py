@@ -12,7 +12,7 @@ Design decisions:
 * `threads: 0` (the default) means `auto_threads()`, not torch's default of every core.
 * `threads: 0` also means: before each request, leave out the cores other processes kept busy
   since the last one (cpu_share.py; spinning torch threads on an oversubscribed core cost up to 10x).
-* One model thread: loading, warm-up and every denoising run on the same OS thread
+* One model thread: importing torch, loading and every denoising run on the same OS thread
   (`model_thread`). torch's CPU ops run on an OpenMP team that belongs to the thread that starts
   them, and an idle team keeps spinning for a while: requests that hop between pool threads left
   teams spinning against each other and cost ~20 ms a keystroke on 2 cores (bench/RESULTS.md).

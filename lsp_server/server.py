@@ -6,9 +6,10 @@ is registered with `InlineCompletionOptions`; it honours the popup's `selectedCo
 completion: Helix, Zed); `workspace/executeCommand` for `redraft.accept`, `redraft.reject` (local
 feedback reports) and `redraft.stats`; `workspace/didChangeConfiguration`; the `redraft/status`
 notification (model state, effort, on/off) for clients that announce `experimental.redraftStatus`.
-The editor clients that use all this live in editors/. Handlers stay small and delegate: documents.py (text sync),
-completions.py (requests, cancellation, staleness), engine_host.py (the model), settings.py,
-feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (pygls adjustments).
+The editor clients that use all this live in editors/. Handlers stay small and delegate:
+documents.py (text sync), completions.py (requests, cancellation, staleness), engine_host.py (the
+model), settings.py, feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (the
+validation layer in front of pygls' dispatch, and other pygls adjustments).
 
 Nothing here may take the process down: malformed messages get a JSON-RPC error, requests that
 cannot be served answer empty, problems are reported with window/logMessage or showMessage.
