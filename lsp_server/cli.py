@@ -1,4 +1,4 @@
-"""`redraft` console script: serve | complete | train | eval | demo."""
+"""`redraft` console script: serve | complete | apply | train | eval | demo."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +11,7 @@ USAGE = """usage: redraft COMMAND [ARGS]
 commands:
   serve      run the language server (stdio; --tcp HOST:PORT)
   complete   FILE LINE COL: print one completion (LINE and COL are 1-based; COL counts characters)
+  apply      FILE SNIPPET: apply a lazy edit snippet (`# ... existing code ...`) (redraft apply --help)
   train      train or fine-tune the model (redraft train --help)
   eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
              dev-lines (exact match on held-out functions' lines)
@@ -92,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_complete(rest)
     if cmd == "demo":
         return cmd_demo(rest)
+    if cmd == "apply":
+        from .apply import main as apply_main
+        return apply_main(rest)
     if cmd == "average":
         return cmd_average(rest)
     if cmd == "serve":
