@@ -1,9 +1,7 @@
-"""`lsp_server.apply.merge` and `redraft apply`: lazy edit snippets applied to real files."""
+"""`lsp_server.apply.merge`: lazy edit snippets applied to real files (the CLI: test_apply_cli.py)."""
 import argparse
 import ast
 import difflib
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -11,7 +9,6 @@ import pytest
 
 from lsp_server.apply import MAX_BYTES, is_marker, merge
 
-ROOT = Path(__file__).resolve().parents[1]
 M = "# ... existing code ..."
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8")
 DIFFLIB = Path(difflib.__file__).read_text(encoding="utf-8")
@@ -453,77 +450,6 @@ def test_js_and_rust_refusals():
     assert "not in the file" in refused(JS, "// ... existing code ...\n  nothing(like) {\n    this();\n  }\n",
                                         "javascript")
     assert "indents by 2" in refused(RUST, "fn main() {\n  let c = 1;\n}\n", "rust")
-
-
-# --- CLI -------------------------------------------------------------------------------------
-
-def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "lsp_server.cli", "apply", *map(str, args)], cwd=ROOT,
-                          capture_output=True, input=stdin, timeout=120)
-
-
-@pytest.fixture
-def files(tmp_path):
-    f = tmp_path / "tw.py"
-    f.write_bytes(TEXTWRAP.encode("utf-8"))
-    good = tmp_path / "good.txt"
-    good.write_text("def indent(text, prefix, predicate=None):\n    return prefix + text\n", encoding="utf-8")
-    bad = tmp_path / "bad.txt"
-    bad.write_text("def nowhere():\n    pass\n", encoding="utf-8")
-    return f, good, bad
-
-
-def test_cli_stdout(files):
-    f, good, _ = files
-    p = _cli(f, good)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.decode("utf-8") == ok(TEXTWRAP, good.read_text()) and p.stderr == b""
-    assert f.read_text(encoding="utf-8") == TEXTWRAP
-
-
-def test_cli_refusal(files):
-    f, _, bad = files
-    p = _cli(f, bad)
-    assert p.returncode == 1 and p.stdout == b""
-    assert p.stderr.decode().startswith("redraft apply: refused: cannot place new definition `nowhere`")
-
-
-def test_cli_in_place(files):
-    f, good, bad = files
-    p = _cli(f, bad, "--in-place")
-    assert p.returncode == 1 and f.read_bytes() == TEXTWRAP.encode("utf-8")
-    p = _cli(f, good, "--in-place")
-    assert p.returncode == 0 and p.stdout == b""
-    assert f.read_text(encoding="utf-8") == ok(TEXTWRAP, good.read_text())
-    assert [x.name for x in f.parent.iterdir() if x.name.startswith(".redraft")] == []
-
-
-def test_cli_diff(files):
-    f, good, _ = files
-    p = _cli(f, good, "--diff")
-    assert p.returncode == 0
-    out = p.stdout.decode()
-    assert out.startswith(f"--- {f}\n+++ {f}\n@@") and "+    return prefix + text\n" in out
-
-
-def test_cli_language_flag_and_bad_arguments(files, tmp_path):
-    f, good, _ = files
-    txt = tmp_path / "tw.txt"
-    txt.write_text(TEXTWRAP, encoding="utf-8")
-    assert _cli(txt, good).returncode == 2                      # unknown extension
-    assert _cli(txt, good, "--language", "python").returncode == 0
-    assert _cli(tmp_path / "missing.py", good).returncode == 2
-    assert _cli(f).returncode == 2                               # missing argument
-    latin = tmp_path / "latin.py"
-    latin.write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
-    p = _cli(latin, good)
-    assert p.returncode == 1 and b"not UTF-8" in p.stderr
-
-
-def test_cli_snippet_from_stdin(files):
-    f, good, _ = files
-    p = _cli(f, "-", stdin=good.read_bytes())
-    assert p.returncode == 0 and b"return prefix + text" in p.stdout
 
 
 # --- randomized: snippets cut from an edited file at random places ----------------------------
