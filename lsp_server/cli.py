@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if cmd == "demo":
         return cmd_demo(rest)
     if cmd == "apply":
-        from .apply import main as apply_main
+        from .apply.cli import main as apply_main
         return apply_main(rest)
     if cmd == "average":
         return cmd_average(rest)

@@ -447,7 +447,7 @@ def test_lazy_python_inside_function_body():
 
 
 def test_js_and_rust_refusals():
-    assert "not in the file" in refused(JS, "// ... existing code ...\n  nothing(like) {\n    this();\n  }\n",
+    assert "`nothing`" in refused(JS, "// ... existing code ...\n  nothing(like) {\n    this();\n  }\n",
                                         "javascript")
     assert "indents by 2" in refused(RUST, "fn main() {\n  let c = 1;\n}\n", "rust")
 

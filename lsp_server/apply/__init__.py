@@ -28,16 +28,19 @@ Design:
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 from ..syntax.languages import language_for
+from .anchors import Ambiguous, anchor
 from .definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 
 __all__ = ["MergeResult", "MergeRefused", "merge", "is_marker", "MAX_BYTES"]
 
 MAX_BYTES = 2 * 1024 * 1024
+ALIKE, ALIKE_MARGIN = 0.5, 0.15   # a definition picked by its likeness to the snippet's
 
 
 @dataclass
@@ -255,7 +258,8 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
                 parsed = None
         if parsed is not None:
             if unplaced:
-                if fe or not (f.marker_before is not None and f.marker_after is None and nxt is None):
+                if fe or unplaced[0].method or not (f.marker_before is not None and f.marker_after is None
+                                                    and nxt is None):
                     raise MergeRefused(f"cannot place new definition `{unplaced[0].name}`: no anchor")
                 sep = [""] * (2 if lang.name == "python" and base == 0 else 1)
                 lines = [l for d in unplaced for l in sep + d.text]
@@ -263,75 +267,14 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
             edits.extend(fe)
             pos = max([pos] + [e for _, e, _ in fe])
             continue
-        a, b = _anchor(orig, f, pos, nxt, i > 0)
+        try:
+            a, b = anchor(orig, f.lines, pos, f.marker_before if i > 0 else None, f.marker_after,
+                          f"fragment `{_first_line(f.lines)}`")
+        except Ambiguous as e:
+            raise MergeRefused(str(e)) from None
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
-
-
-def _anchor(orig: list[str], f: _Frag, pos: int, nxt: _Frag | None, has_prev: bool) -> tuple[int, int]:
-    """Original line indices (head, tail) of the region that fragment `f` replaces."""
-    name = f"fragment `{_first_line(f.lines)}`"
-    n = len(orig)
-    stop = n
-    if has_prev and f.marker_before:              # an indented marker: elided code stays in its block
-        for j in range(pos, n):
-            if orig[j].strip() and _indent(orig[j]) < f.marker_before:
-                stop = j + 1
-                break
-    heads = _unique(orig, f.lines, range(pos, stop), forward=True, name=name)
-    a = heads
-    if len(f.lines) == 1:
-        return a, a
-    base = min(_indent(l) for l in f.lines if l.strip())
-    limit = n
-    for j in range(a + 1, n):                      # the region does not leave the fragment's block
-        if orig[j].strip() and _indent(orig[j]) < base:
-            limit = j
-            break
-    try:
-        b = _unique(orig, f.lines, range(a + 1, limit), forward=False, name=name)
-    except MergeRefused as e:
-        if "more than one" not in str(e) or nxt is None:
-            raise
-        first = nxt.lines[0]
-        later = [j for j in range(a + 1, limit) if _same(orig[j], first)]
-        if not later:
-            raise
-        b = _unique(orig, f.lines, range(a + 1, later[0]), forward=False, name=name)
-    if b - _suffix_len(orig, f.lines, b) + 1 < a:
-        raise MergeRefused(f"{name}: its anchors overlap")
-    return a, b
-
-
-def _suffix_len(orig: list[str], lines: list[str], b: int) -> int:
-    k = 0
-    while k < len(lines) and b - k >= 0 and _same(orig[b - k], lines[-1 - k]):
-        k += 1
-    return k
-
-
-def _unique(orig: list[str], lines: list[str], window: range, forward: bool, name: str) -> int:
-    """The one index in `window` where the fragment's first (forward) or last lines match."""
-    def fits(j: int, k: int) -> bool:
-        if forward:
-            return j + k <= len(orig) and all(_same(orig[j + t], lines[t]) for t in range(k))
-        return j - k + 1 >= 0 and all(_same(orig[j - t], lines[-1 - t]) for t in range(k))
-
-    cands = [j for j in window if fits(j, 1)]
-    if not cands:
-        where = "first" if forward else "last"
-        raise MergeRefused(f"{name}: its {where} line is not in the file (after the previous fragment)")
-    k = 1
-    while len(cands) > 1 and k < len(lines):
-        k += 1
-        narrowed = [j for j in cands if fits(j, k)]
-        if not narrowed:
-            break
-        cands = narrowed
-    if len(cands) > 1:
-        raise MergeRefused(f"{name}: matches more than one place in the file")
-    return cands[0]
 
 
 def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], pos: int | None):
@@ -348,6 +291,8 @@ def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], p
             cands = same
             if pos is not None:                    # ... in the class the previous fragment ended in
                 cands = [o for o in same if o.scope and o.scope[0] < pos <= o.scope[1] + 1] or same
+        if len(cands) > 1:
+            cands = _most_alike(orig, cands, d)
         if len(cands) > 1:
             raise MergeRefused(f"definition `{d.name}` matches more than one place in the file")
         if not cands and any(o.key == d.key for o in originals):
@@ -387,6 +332,16 @@ def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], p
     return edits, unplaced
 
 
+def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
+    """The one candidate clearly most like the snippet's definition (a method shown without its
+    class, in a file where several classes have it), else all of them."""
+    mine = [l.strip() for l in d.text]
+    scores = sorted(((difflib.SequenceMatcher(None, [l.strip() for l in orig[o.comment_start:o.end + 1]], mine,
+                                              autojunk=False).ratio(), i) for i, o in enumerate(cands)), reverse=True)
+    (best, i), (second, _) = scores[0], scores[1]
+    return [cands[i]] if best >= ALIKE and best - second >= ALIKE_MARGIN else cands
+
+
 def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
     """A Python definition that parses but may be only the start of the original one (Python parses
     `if a:` without its `else`): it ends on lines found in the middle of the original, or it is the
@@ -415,69 +370,3 @@ def _header_same(orig: list[str], o: Def, d: Def) -> bool:
     cov = {j for m in d.members or () for j in range(m.comment_start, m.end + 1)}
     rest = [l.strip() for j, l in enumerate(d.text, d.comment_start) if j not in cov]
     return _same(orig[o.start], d.text[d.start - d.comment_start]) and all(l in inside for l in rest)
-
-
-# ---------------------------------------------------------------------------------------------
-# `redraft apply FILE SNIPPET_FILE [--language L] [--in-place] [--diff]`
-
-def main(argv: list[str]) -> int:
-    import argparse
-    import difflib
-    import os
-    import sys
-    import tempfile
-    from pathlib import Path
-
-    from ..syntax.languages import language_id_for_uri
-
-    ap = argparse.ArgumentParser(prog="redraft apply",
-                                 description="Apply a lazy edit snippet (`# ... existing code ...`) to FILE.")
-    ap.add_argument("file")
-    ap.add_argument("snippet", help="file holding the snippet ('-' for stdin)")
-    ap.add_argument("--language", default=None, help="language id (default: from FILE's extension)")
-    ap.add_argument("--in-place", action="store_true", help="rewrite FILE (only if the merge succeeds)")
-    ap.add_argument("--diff", action="store_true", help="print a unified diff instead of the file")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return 0 if e.code == 0 else 2
-    language = a.language or language_id_for_uri(a.file)
-    if not language:
-        print(f"redraft apply: cannot tell the language of {a.file}; pass --language", file=sys.stderr)
-        return 2
-    try:
-        with open(a.file, "rb") as fh:
-            raw = fh.read()
-        snip_raw = sys.stdin.buffer.read() if a.snippet == "-" else Path(a.snippet).read_bytes()
-    except OSError as e:
-        print(f"redraft apply: cannot read: {e}", file=sys.stderr)
-        return 2
-    try:
-        original, snippet = raw.decode("utf-8"), snip_raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        print(f"redraft apply: refused: not UTF-8 text ({e.reason})", file=sys.stderr)
-        return 1
-    res = merge(original, snippet, language)
-    if not res.ok:
-        print(f"redraft apply: refused: {res.reason}", file=sys.stderr)
-        return 1
-    if a.diff:
-        sys.stdout.write("".join(difflib.unified_diff(original.splitlines(True), res.text.splitlines(True),
-                                               fromfile=a.file, tofile=a.file)))
-    if a.in_place:
-        d = os.path.dirname(os.path.abspath(a.file))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".redraft-apply-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(res.text.encode("utf-8"))
-            os.chmod(tmp, os.stat(a.file).st_mode & 0o7777)
-            os.replace(tmp, a.file)
-        except OSError as e:
-            os.unlink(tmp)
-            print(f"redraft apply: cannot write {a.file}: {e}", file=sys.stderr)
-            return 2
-    elif not a.diff:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(res.text.encode("utf-8"))
-        sys.stdout.flush()
-    return 0

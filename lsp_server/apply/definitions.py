@@ -38,6 +38,7 @@ _DEF_TYPES = {
 }
 _DEF_TYPES["typescript"] = _DEF_TYPES["typescriptreact"] = _DEF_TYPES["javascript"]
 _ATTACHED = COMMENT_TYPES | {"attribute_item", "decorator"}      # stays with the definition below it
+_CLASS_WRAP = {k: ("class __redraft__ {", "}") for k in ("javascript", "typescript", "typescriptreact")}
 _FUNC_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
 
 
@@ -54,6 +55,7 @@ class Def:
     members: list["Def"] | None = None
     scope: tuple[int, int] | None = None   # line range of the enclosing class
     trailing: list[str] = field(default_factory=list)   # comment lines that end its body (Python)
+    method: bool = False              # a snippet's method that parses only inside a class
 
     @property
     def has_comment(self) -> bool:
@@ -176,14 +178,28 @@ def collect_defs(lang, orig: list[str]) -> list[Def]:
 def fragment_defs(lang, lines: list[str], known: frozenset[str]) -> list[Def] | None:
     """The fragment as a list of complete definitions, or None if it is something else."""
     base = min(_indent(l) for l in lines if l.strip())
-    src = "\n".join(l[base:] if l.strip() else "" for l in lines) if lang.indent_blocks else "\n".join(lines)
+    src_lines = [l[base:] if l.strip() else "" for l in lines] if lang.indent_blocks else list(lines)
+    src = "\n".join(src_lines)
     tree = lang.parser().parse(src.encode("utf-8"))
-    if _error_count(lang, src, tree) or (lang.indent_blocks and _has_empty_body(tree.root_node)):
+    container, shift = tree.root_node, 0
+    if _error_count(lang, src, tree) and lang.name in _CLASS_WRAP:   # methods shown without their class
+        src_lines = [_CLASS_WRAP[lang.name][0]] + src_lines + [_CLASS_WRAP[lang.name][1]]
+        src = "\n".join(src_lines)
+        tree = lang.parser().parse(src.encode("utf-8"))
+        body = tree.root_node.named_children[0].child_by_field_name("body") if tree.root_node.named_children else None
+        container, shift = body, 1
+    if container is None or _error_count(lang, src, tree) or (lang.indent_blocks and _has_empty_body(tree.root_node)):
         return None                   # `def f():` alone is a header line, not a definition
-    defs = _defs_in(lang, tree.root_node, lines if not lang.indent_blocks else
-                    [l[base:] if l.strip() else "" for l in lines], None, None, known, True)
+    defs = _defs_in(lang, container, src_lines, None, None, known, True)
     if not defs:
         return None
+    if shift:
+        stack = list(defs)
+        while stack:
+            d = stack.pop()
+            d.start, d.end, d.comment_start = d.start - shift, d.end - shift, d.comment_start - shift
+            d.method = True
+            stack.extend(d.members or ())
     covered = {j for d in defs for j in range(d.comment_start, d.end + 1)}
     if lang.indent_blocks and any(lines[j].lstrip().startswith("#") and _indent(lines[j]) <= _indent(lines[d.start])
                                   for d in defs for j in range(d.start + 1, d.end + 1)):

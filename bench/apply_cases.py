@@ -1,0 +1,258 @@
+"""Real apply-edit cases for bench/apply.py, built from two releases of open-source packages.
+
+Every source file changed between release OLD and release NEW of a package gives cases of four
+shapes, each a (file, lazy snippet, truth) triple:
+
+* ``function``: one changed function/method, its complete new version, no markers; truth: the
+  old file with that definition (and the comments above it) replaced by the new one.
+* ``lazy``: the same change written lazily, as a model writes it: the definition's first line, the
+  changed lines with two lines of context, ``... existing code ...`` markers (indented as the code
+  they stand for) for the rest of its body and around it; truth as for ``function``.
+* ``multi``: up to three hunks of the file's diff (three lines of context each) with markers
+  between and around them; truth: the old file with those hunks applied.
+* ``new``: a definition that is new in NEW, shown after the unchanged definition that precedes it,
+  between two markers; truth: the old file with the new definition inserted there.
+
+Downloads (sdists from PyPI's simple API, checked against its sha256; tarballs from npm with
+`npm pack`) are cached in ~/.cache/redraft-bench/apply.  No case is ever used for training.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import io
+import json
+import os
+import subprocess
+import tarfile
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_server.apply.definitions import collect_defs
+from lsp_server.syntax.languages import language_for
+
+CACHE = Path(os.environ.get("REDRAFT_BENCH_CACHE", Path.home() / ".cache" / "redraft-bench" / "apply"))
+
+# (set, registry, project, old release, new release)
+SOURCES = [
+    ("dev", "pypi", "click", "8.0.4", "8.1.7"),
+    ("dev", "npm", "rxjs", "7.5.0", "7.8.1"),
+    ("dev", "npm", "eslint", "8.40.0", "8.57.0"),
+    ("dev", "pypi", "pydantic-core", "2.6.3", "2.9.0"),
+    ("heldout", "pypi", "jinja2", "3.0.3", "3.1.4"),
+    ("heldout", "pypi", "requests", "2.27.1", "2.32.3"),
+    ("heldout", "npm", "express", "4.17.1", "4.21.2"),
+]
+EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+              ".ts": "typescript", ".rs": "rust", ".go": "go"}
+MARKER = {"python": "# ... existing code ..."}
+MAX_DEF_LINES = 300
+
+
+@dataclass
+class Case:
+    id: str
+    set: str
+    language: str
+    shape: str
+    path: str
+    original: str
+    snippet: str
+    truth: str
+    kept: list[str] = field(repr=False)       # original lines outside the edited regions
+
+    @property
+    def lines(self) -> int:
+        return self.original.count("\n") + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# downloads
+
+def _pypi_sdist(project: str, version: str) -> Path:
+    req = urllib.request.Request(f"https://pypi.org/simple/{project}/",
+                                 headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        files = json.load(r)["files"]
+    norm = project.replace("-", "_").lower()
+    want = [f for f in files if f["filename"].lower() in (f"{norm}-{version}.tar.gz", f"{project.lower()}-{version}.tar.gz")]
+    if not want:
+        raise SystemExit(f"no sdist of {project} {version} on PyPI")
+    f = want[0]
+    dest = CACHE / f["filename"]
+    if not dest.exists():
+        with urllib.request.urlopen(f["url"], timeout=300) as r:
+            data = r.read()
+        if hashlib.sha256(data).hexdigest() != f["hashes"]["sha256"]:
+            raise SystemExit(f"sha256 mismatch for {f['filename']}")
+        dest.write_bytes(data)
+    return dest
+
+
+def _npm_tarball(project: str, version: str) -> Path:
+    dest = CACHE / f"{project}-{version}.tgz"
+    if not dest.exists():
+        subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(CACHE), f"{project}@{version}"],
+                       check=True, stdout=subprocess.DEVNULL, env={**os.environ, "npm_config_yes": "true"})
+    return dest
+
+
+def release_files(registry: str, project: str, version: str) -> dict[str, str]:
+    """Source files of one release: path without the top directory -> text (UTF-8, LF only)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tgz = _pypi_sdist(project, version) if registry == "pypi" else _npm_tarball(project, version)
+    out: dict[str, str] = {}
+    with tarfile.open(tgz) as tf:
+        for m in tf.getmembers():
+            path = m.name.split("/", 1)[-1]
+            ext = os.path.splitext(path)[1]
+            if not m.isfile() or ext not in EXTENSIONS or path.endswith(".d.ts") or ".min." in path:
+                continue
+            try:
+                text = tf.extractfile(m).read().decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if "\r" not in text and "\x00" not in text:
+                out[path] = text
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# cases
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t"))]
+
+
+def _marker(language: str, indent: str = "") -> str:
+    return indent + MARKER.get(language, "// ... existing code ...")
+
+
+def _leaf_defs(lang, lines: list[str]) -> dict[str, object]:
+    """Functions/methods (definitions without members) by qualified key, unique keys only."""
+    seen: dict[str, list] = {}
+    for d in collect_defs(lang, lines):
+        if d.members is None and d.end - d.start < MAX_DEF_LINES:
+            seen.setdefault(f"{d.parent}.{d.key}", []).append(d)
+    return {k: v[0] for k, v in seen.items() if len(v) == 1}
+
+
+def _elided_indent(lines: list[str], lo: int, hi: int) -> str:
+    for l in lines[lo:hi]:
+        if l.strip():
+            return _indent(l)
+    return ""
+
+
+def _function_cases(language, old, new, o, n):
+    """(shape, snippet lines, truth lines, kept lines) for one changed definition."""
+    truth = old[:o.comment_start] + new[n.comment_start:n.end + 1] + old[o.end + 1:]
+    kept = old[:o.comment_start] + old[o.end + 1:]
+    yield "function", new[n.comment_start:n.end + 1], truth, kept
+    A, B = old[o.start:o.end + 1], new[n.start:n.end + 1]
+    if old[o.comment_start:o.start] != new[n.comment_start:n.start] or len(B) < 12 or A[0] != B[0]:
+        return
+    shown = {0} if language == "python" else {0, len(B) - 1}
+    for group in difflib.SequenceMatcher(None, A, B, autojunk=False).get_grouped_opcodes(2):
+        shown.update(range(group[0][3], group[-1][4]))
+    ind = _indent(B[0])
+    snip = [_marker(language, ind)] if o.comment_start > 0 else []
+    prev = -1
+    for j in sorted(shown):
+        if j > prev + 1:
+            snip.append(_marker(language, _elided_indent(B, prev + 1, j)))
+        snip.append(B[j])
+        prev = j
+    if prev < len(B) - 1:
+        snip.append(_marker(language, _elided_indent(B, prev + 1, len(B))))
+    if o.end < len(old) - 1:
+        snip.append(_marker(language, ind))
+    yield "lazy", snip, truth, kept
+
+
+def _multi_cases(language, old, new, per_case: int = 3):
+    groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(3))
+    for k in range(0, len(groups), per_case):
+        chunk = groups[k:k + per_case]
+        snip: list[str] = []
+        truth: list[str] = []
+        kept: list[str] = []
+        pos = 0
+        for g in chunk:
+            i1, i2, j1, j2 = g[0][1], g[-1][2], g[0][3], g[-1][4]
+            if i1 > pos or (not snip and i1 > 0):
+                snip.append(_marker(language, _elided_indent(old, pos, i1)))
+            truth += old[pos:i1] + new[j1:j2]
+            kept += old[pos:i1] + [l for tag, a, b, _, _ in g if tag == "equal" for l in old[a:b]]
+            snip += new[j1:j2]
+            pos = i2
+        if pos < len(old):
+            snip.append(_marker(language, _elided_indent(old, pos, len(old))))
+        truth += old[pos:]
+        kept += old[pos:]
+        yield "multi", snip, truth, kept
+
+
+def _new_def_cases(language, old, new, olds, news):
+    by_parent: dict[str | None, list] = {}
+    for d in news.values():
+        by_parent.setdefault(d.parent, []).append(d)
+    for sibs in by_parent.values():
+        sibs.sort(key=lambda d: d.start)
+        for prev, d in zip(sibs, sibs[1:]):
+            pk = f"{prev.parent}.{prev.key}"
+            if f"{d.parent}.{d.key}" in olds or pk not in olds:
+                continue
+            o = olds[pk]
+            if old[o.comment_start:o.end + 1] != new[prev.comment_start:prev.end + 1]:
+                continue
+            ind = _indent(new[prev.start])
+            snip = [_marker(language, ind)] + new[prev.comment_start:d.end + 1] + [_marker(language, ind)]
+            truth = old[:o.end + 1] + new[prev.end + 1:d.end + 1] + old[o.end + 1:]
+            yield "new", snip, truth, list(old)
+
+
+def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: str) -> list[Case]:
+    language = EXTENSIONS[os.path.splitext(path)[1]]
+    lang = language_for(language)
+    old, new = _lines(old_text), _lines(new_text)
+    if old == new or not old:
+        return []
+    olds, news = _leaf_defs(lang, old), _leaf_defs(lang, new)
+    raw = []
+    for key, o in olds.items():
+        n = news.get(key)
+        if n is not None and old[o.comment_start:o.end + 1] != new[n.comment_start:n.end + 1]:
+            raw.extend(_function_cases(language, old, new, o, n))
+    raw.extend(_multi_cases(language, old, new))
+    raw.extend(_new_def_cases(language, old, new, olds, news))
+    out = []
+    for i, (shape, snip, truth, kept) in enumerate(raw):
+        if truth == old:
+            continue
+        out.append(Case(f"{project}:{path}:{shape}:{i}", set_name, language, shape, path, _text(old),
+                        _text(snip), _text(truth), kept))
+    return out
+
+
+def build(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None) -> list[Case]:
+    cases: list[Case] = []
+    for set_name, registry, project, v_old, v_new in SOURCES:
+        if set_name not in sets:
+            continue
+        a, b = release_files(registry, project, v_old), release_files(registry, project, v_new)
+        for path in sorted(a.keys() & b.keys()):
+            if languages and EXTENSIONS[os.path.splitext(path)[1]] not in languages:
+                continue
+            cases.extend(file_cases(set_name, project, path, a[path], b[path]))
+    return cases

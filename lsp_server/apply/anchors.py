@@ -1,0 +1,107 @@
+"""Where a fragment of a lazy snippet goes in the original, by its lines (apply's merge).
+
+A fragment's first line and its last line are its anchors: both must be original lines (trailing
+whitespace ignored), and the fragment replaces the original region from the first to the last.
+When either matches several lines, every (head, tail) pair after the previous fragment and inside
+the fragment's block (no line indented less than the fragment between them) is a candidate, scored
+by how well the region agrees with the fragment: 2 x (the region's lines the fragment has) - (the
+region's length), so a region that would drop lines the fragment does not show scores low.  The best
+pair wins when it is the only best; an indented marker right before the fragment (the code it
+stands for stays inside that block) breaks ties; otherwise the merge refuses: it never guesses.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+__all__ = ["anchor", "same"]
+
+MAX_HEADS = 400
+SLACK = 200                       # a region at most this much longer than twice the fragment
+
+
+class Ambiguous(Exception):
+    """Raised with the refusal's text; apply's merge turns it into MergeRefused."""
+
+
+def same(a: str, b: str) -> bool:
+    return a.rstrip() == b.rstrip()
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _prefix(orig: list[str], lines: list[str], j: int) -> int:
+    k = 0
+    while k < len(lines) and j + k < len(orig) and same(orig[j + k], lines[k]):
+        k += 1
+    return k
+
+
+def _block_end(orig: list[str], start: int, indent: int) -> int:
+    """The first line after `start` indented less than `indent` (len(orig) if none)."""
+    for j in range(start + 1, len(orig)):
+        if orig[j].strip() and _indent(orig[j]) < indent:
+            return j
+    return len(orig)
+
+
+def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
+    """(score, head, tail) for every candidate region."""
+    want = Counter(l.strip() for l in lines)
+    last = lines[-1]
+    for a in heads:
+        limit = min(_block_end(orig, a, base), a + 2 * len(lines) + SLACK)
+        have: Counter[str] = Counter()
+        matched = 0
+        for b in range(a, limit):
+            t = orig[b].strip()
+            have[t] += 1
+            if have[t] <= want[t]:
+                matched += 1
+            if b > a and same(orig[b], last):
+                yield 2 * matched - (b - a + 1), a, b
+
+
+def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
+    b = _block_end(orig, a, base) - 1
+    while b > a and not orig[b].strip():
+        b -= 1
+    want = Counter(l.strip() for l in lines)
+    have = Counter(l.strip() for l in orig[a:b + 1])
+    matched = sum(min(n, want[t]) for t, n in have.items())
+    return 2 * matched - (b - a + 1), a, b
+
+
+def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
+           name: str) -> tuple[int, int]:
+    """Original line indices (head, tail) of the region that the fragment `lines` replaces.
+    `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
+    marker right before the fragment when it follows another fragment, else None; `marker_after`:
+    the indentation of the marker right after it, None if none.  A fragment whose last line is new
+    and that is followed by a less indented marker runs to the end of its block."""
+    heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
+    if not heads:
+        raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
+    if len(lines) == 1:
+        cands = [(0, a, a) for a in heads]
+    else:
+        if len(heads) > MAX_HEADS:
+            raise Ambiguous(f"{name}: matches more than one place in the file")
+        base = min(_indent(l) for l in lines if l.strip())
+        cands = list(_pairs(orig, lines, heads, base))
+        if not cands and marker_after is not None and marker_after < base < _indent(lines[0]) + 1:
+            cands = [_to_block_end(orig, lines, a, base) for a in heads]   # it ends its block
+        if not cands:
+            raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
+    top = max(c[0] for c in cands)
+    cands = [c for c in cands if c[0] == top]
+    if len(cands) > 1 and marker_before:        # the innermost block around the marker that has one
+        for level in range(marker_before, 0, -1):
+            inside = [c for c in cands if c[1] <= _block_end(orig, pos - 1, level)]
+            if inside:
+                cands = inside
+                break
+    if len(cands) > 1:
+        raise Ambiguous(f"{name}: matches more than one place in the file")
+    return cands[0][1], cands[0][2]
