@@ -138,11 +138,11 @@ def _marker(language: str, indent: str = "") -> str:
     return indent + MARKER.get(language, "// ... existing code ...")
 
 
-def _leaf_defs(lang, lines: list[str]) -> dict[str, object]:
+def _leaf_defs(lang, lines: list[str], leaves: bool = True) -> dict[str, object]:
     """Functions/methods (definitions without members) by qualified key, unique keys only."""
     seen: dict[str, list] = {}
     for d in collect_defs(lang, lines):
-        if d.members is None and d.end - d.start < MAX_DEF_LINES:
+        if not leaves or (d.members is None and d.end - d.start < MAX_DEF_LINES):
             seen.setdefault(f"{d.parent}.{d.key}", []).append(d)
     return {k: v[0] for k, v in seen.items() if len(v) == 1}
 
@@ -203,18 +203,21 @@ def _multi_cases(language, old, new, per_case: int = 3):
         yield "multi", snip, truth, kept
 
 
-def _new_def_cases(language, old, new, olds, news):
+def _new_def_cases(language, lang, old, new, olds):
+    """A new function right after a definition that is unchanged (only blank lines between)."""
     by_parent: dict[str | None, list] = {}
-    for d in news.values():
+    old_keys = {f"{d.parent}.{d.key}" for d in collect_defs(lang, old)}
+    for d in collect_defs(lang, new):
         by_parent.setdefault(d.parent, []).append(d)
     for sibs in by_parent.values():
         sibs.sort(key=lambda d: d.start)
         for prev, d in zip(sibs, sibs[1:]):
             pk = f"{prev.parent}.{prev.key}"
-            if f"{d.parent}.{d.key}" in olds or pk not in olds:
+            if d.members is not None or f"{d.parent}.{d.key}" in old_keys or pk not in olds:
                 continue
             o = olds[pk]
-            if old[o.comment_start:o.end + 1] != new[prev.comment_start:prev.end + 1]:
+            if old[o.comment_start:o.end + 1] != new[prev.comment_start:prev.end + 1] or \
+                    any(l.strip() for l in new[prev.end + 1:d.comment_start]):
                 continue
             ind = _indent(new[prev.start])
             snip = [_marker(language, ind)] + new[prev.comment_start:d.end + 1] + [_marker(language, ind)]
@@ -235,7 +238,7 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
         if n is not None and old[o.comment_start:o.end + 1] != new[n.comment_start:n.end + 1]:
             raw.extend(_function_cases(language, old, new, o, n))
     raw.extend(_multi_cases(language, old, new))
-    raw.extend(_new_def_cases(language, old, new, olds, news))
+    raw.extend(_new_def_cases(language, lang, old, new, _leaf_defs(lang, old, leaves=False)))
     out = []
     for i, (shape, snip, truth, kept) in enumerate(raw):
         if truth == old:

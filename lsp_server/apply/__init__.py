@@ -323,6 +323,8 @@ def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], p
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)
         after = next((m for m in matches[i + 1:] if m is not None), None)
         gap = [""] * (2 if lang.name == "python" and not d.indent_text else 1)
+        if i and matches[i - 1] is not None:               # as many blank lines as the snippet has
+            gap = [""] * (d.comment_start - parsed[i - 1].end - 1)
         if prev is not None:
             edits.append((prev.end + 1, prev.end + 1, gap + d.text))
         elif after is not None:

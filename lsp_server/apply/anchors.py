@@ -4,18 +4,21 @@ A fragment's first line and its last line are its anchors: both must be original
 whitespace ignored), and the fragment replaces the original region from the first to the last.
 When either matches several lines, every (head, tail) pair after the previous fragment and inside
 the fragment's block (no line indented less than the fragment between them) is a candidate, scored
-by how well the region agrees with the fragment: 2 x (the region's lines the fragment has) - (the
-region's length), so a region that would drop lines the fragment does not show scores low.  The best
+by how well the region agrees with the fragment: 2 x (the region's lines that the fragment has, in
+the same order) - (the region's length), so a region that would drop lines the fragment does not
+show scores low.  The best
 pair wins when it is the only best; an indented marker right before the fragment (the code it
 stands for stays inside that block) breaks ties; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 
 __all__ = ["anchor", "same"]
 
 MAX_HEADS = 400
+DROP_GUARD = 3                    # see _best
 SLACK = 200                       # a region at most this much longer than twice the fragment
 
 
@@ -63,6 +66,40 @@ def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
                 yield 2 * matched - (b - a + 1), a, b
 
 
+def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, int]:
+    """(score, non-blank lines the region would drop) counting only lines that agree in order."""
+    region = [l.strip() for l in orig[a:b + 1]]
+    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
+    return 2 * len(kept) - len(region), dropped
+
+
+def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
+    """The candidates with the best in-order score, evaluated from the best multiset score down (an
+    upper bound) until no remaining candidate can reach the best found.  A best region that drops
+    lines when another candidate region would drop none is a guess between a replacement and an
+    insertion: refused."""
+    want = [l.strip() for l in lines]
+    best, top = None, []
+    scored = []
+    for ub, a, b in sorted(cands, key=lambda c: -c[0]):
+        if best is not None and ub < best:
+            break
+        score, dropped = _agreement(orig, want, a, b)
+        scored.append((score, a, b, dropped))
+        best = score if best is None else max(best, score)
+    top = [t for t in scored if t[0] == best]
+    if len(top) == 1 and top[0][3] >= DROP_GUARD:
+        wset = Counter(want)
+        for _, a, b in cands:
+            if (a, b) != top[0][1:3] and not Counter(l.strip() for l in orig[a:b + 1] if l.strip()) - wset \
+                    and _agreement(orig, want, a, b)[1] == 0:
+                raise Ambiguous(f"{name}: could replace {top[0][3]} lines at line {top[0][1] + 1} or go in "
+                                f"at line {a + 1} without replacing any")
+    return [t[:3] for t in top]
+
+
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
     b = _block_end(orig, a, base) - 1
     while b > a and not orig[b].strip():
@@ -94,8 +131,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands = [_to_block_end(orig, lines, a, base) for a in heads]   # it ends its block
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
-    top = max(c[0] for c in cands)
-    cands = [c for c in cands if c[0] == top]
+    cands = _best(orig, lines, cands, name)
     if len(cands) > 1 and marker_before:        # the innermost block around the marker that has one
         for level in range(marker_before, 0, -1):
             inside = [c for c in cands if c[1] <= _block_end(orig, pos - 1, level)]
