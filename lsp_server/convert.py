@@ -18,6 +18,7 @@ the pipeline addresses it as one code-point offset into the document string. Des
 """
 from __future__ import annotations
 
+import difflib
 import re
 import uuid
 from dataclasses import dataclass
@@ -29,11 +30,13 @@ from lsprotocol import types
 __all__ = [
     "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "position_from_json",
     "apply_change", "change_span", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
-    "InlineCompletionItemWithData", "without_lone_surrogates",
+    "InlineCompletionItemWithData", "without_lone_surrogates", "split_lines", "line_hunks", "LineHunk",
+    "to_workspace_edit",
 ]
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 _EOL = re.compile(r"\r\n|\r|\n")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # one line with its terminator
 _CHUNK = 1 << 16
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WORD_BEFORE = re.compile(r"\w+\Z")  # identifier characters right before the cursor
@@ -229,3 +232,87 @@ def to_completion_item(completion: Any, index: LineIndex, payload: dict[str, Any
         text_edit=types.TextEdit(range=index.range(start, completion.end), new_text=new_text),
         command=_accept_command(payload), data=payload,
     )
+
+
+# --------------------------------------------------------------------------- edits (redraft.applyEdit)
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` with their terminators, by the LSP's rules (see the module docstring):
+    "".join(split_lines(t)) == t."""
+    return _LINE.findall(text)
+
+
+@dataclass(frozen=True)
+class LineHunk:
+    """Old lines [start, end) become `added` new lines: the code-point span [a, b) of the old text
+    becomes `text` (the lines' common start and end left out, never inside a CRLF)."""
+
+    start: int
+    end: int
+    added: int
+    a: int
+    b: int
+    text: str
+
+
+def _trimmed(old: str, a: int, b: int, new: str) -> tuple[int, int, str]:
+    """The span [a, b) of `old` replaced by `new`, less their common first and last characters."""
+    n = min(b - a, len(new))
+    p = 0
+    while p < n and old[a + p] == new[p]:
+        p += 1
+    if p and old[a + p - 1] == "\r" and old.startswith("\n", a + p):
+        p -= 1  # a position cannot fall between "\r" and "\n"
+    q = 0
+    while q < n - p and old[b - 1 - q] == new[-1 - q]:
+        q += 1
+    if q and old[b - q - 1] == "\r" and old[b - q] == "\n":
+        q -= 1
+    return a + p, b - q, new[p:len(new) - q]
+
+
+def line_hunks(old: str, new: str) -> list[LineHunk]:
+    """The changed hunks between two texts, line by line (difflib over the lines left once the common
+    first and last lines are set aside, so that a local edit in a big file is cheap). Replacing each
+    hunk's span [a, b) of `old` with its text gives `new` exactly."""
+    olds, news = split_lines(old), split_lines(new)
+    head, most = 0, min(len(olds), len(news))
+    while head < most and olds[head] == news[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and olds[-1 - tail] == news[-1 - tail]:
+        tail += 1
+    mid_old, mid_new = olds[head:len(olds) - tail], news[head:len(news) - tail]
+    starts = [0]
+    for line in olds:
+        starts.append(starts[-1] + len(line))
+    hunks = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            s, e = head + i1, head + i2
+            span = _trimmed(old, starts[s], starts[e], "".join(mid_new[j1:j2]))
+            hunks.append(LineHunk(s, e, j2 - j1, *_before_final_break(old, olds, *span)))
+    return hunks
+
+
+def _before_final_break(old: str, lines: list[str], a: int, b: int, text: str) -> tuple[int, int, str]:
+    """Lines added after the final line break go just before it instead (the same result): the
+    position after it is a line that some clients do not have (Neovim appends a blank line there)."""
+    eol = _EOL.search(lines[-1]) if lines and a == b == len(old) else None
+    if eol is not None and text.endswith(eol.group()):
+        n = len(eol.group())
+        return a - n, b - n, eol.group() + text[:-n]
+    return a, b, text
+
+
+def to_workspace_edit(uri: str, version: int | None, old: str, hunks: list[LineHunk], encoding: str,
+                      document_changes: bool) -> types.WorkspaceEdit:
+    """Hunks of `old` -> a WorkspaceEdit, one TextEdit per hunk, positions in `encoding`. With
+    `document_changes` (the client's `workspace.workspaceEdit.documentChanges`) a TextDocumentEdit
+    for `version`, so that a client whose document moved on refuses it; else plain `changes`."""
+    index = LineIndex(old, encoding)
+    edits = [types.TextEdit(range=index.range(h.a, h.b), new_text=h.text) for h in hunks]
+    if not document_changes:
+        return types.WorkspaceEdit(changes={uri: edits})
+    doc = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=doc, edits=edits)])

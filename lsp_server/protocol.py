@@ -19,6 +19,8 @@
    object or array), a notification method sent with an id, and unknown methods each get one
    JSON-RPC error (-32700, -32600, -32602, -32601), with id null where the id itself is invalid,
    and one line in the local log. Every request is answered once; no traceback goes to the client.
+   An answer of the client's that does not fit the request's result type fails that request (the
+   server's code awaiting it gets a JsonRpcInternalError) instead of leaving it waiting forever.
 6. After `exit`, or once the transport is gone, nothing more is written to it, and nothing about it
    is reported through it (which used to recurse until the recursion limit).
 """
@@ -176,6 +178,11 @@ class RedraftProtocol(LanguageServerProtocol):
                 exc = JsonRpcInvalidParams(f"Invalid params for {data['method']}: {_explain(error)}")
             if "method" in data and "id" in data:
                 self.reject(data["id"], exc.code, exc.message)
+            elif "method" not in data:  # the client's answer to a request of ours: fail that request
+                future = self._request_futures.pop(data.get("id"), None)
+                logger.warning("cannot read the answer to request %r: %s", data.get("id"), _explain(error))
+                if future is not None and not future.done():
+                    future.set_exception(JsonRpcInternalError(f"cannot read the client's answer: {_explain(error)}"))
             else:  # a notification: nobody to answer; one line in the local log and the client's
                 logger.warning("dropped a notification: %s", exc.message)
                 self.notify(types.WINDOW_LOG_MESSAGE, types.LogMessageParams(

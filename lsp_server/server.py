@@ -4,11 +4,13 @@ Features: incremental text sync; `textDocument/inlineCompletion` (advertised bec
 is registered with `InlineCompletionOptions`; it honours the popup's `selectedCompletionInfo`);
 `textDocument/completion` with the same infill as a single item (for clients without inline
 completion: Helix, Zed); `workspace/executeCommand` for `redraft.accept`, `redraft.reject` (local
-feedback reports) and `redraft.stats`; `workspace/didChangeConfiguration`; the `redraft/status`
-notification (model state, effort, on/off) for clients that announce `experimental.redraftStatus`.
-The editor clients that use all this live in editors/. Handlers stay small and delegate:
-documents.py (text sync), completions.py (requests, cancellation, staleness), engine_host.py (the
-model), settings.py, feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (the
+feedback reports), `redraft.stats` and `redraft.applyEdit` (merge a lazy edit snippet into an open
+document; the client applies the result through `workspace/applyEdit`);
+`workspace/didChangeConfiguration`; the `redraft/status` notification (model state, effort, on/off)
+for clients that announce `experimental.redraftStatus`. The editor clients that use all this live
+in editors/. Handlers stay small and delegate: documents.py (text sync), completions.py (requests,
+cancellation, staleness), engine_host.py (the model), apply_command.py (redraft.applyEdit),
+settings.py, feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (the
 validation layer in front of pygls' dispatch, and other pygls adjustments).
 
 Nothing here may take the process down: malformed messages get a JSON-RPC error, requests that
@@ -32,6 +34,7 @@ from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInter
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
+from .apply_command import ApplyService
 from .completions import CompletionService
 from .convert import normalize_encoding, to_completion_item, to_inline_item
 from .documents import DocumentStore
@@ -59,6 +62,7 @@ class RedraftServer(LanguageServer):
         self.feedback = FeedbackLog()
         self.host = EngineHost(self)
         self.completions = CompletionService(self.host, self.docs, self)
+        self.applier = ApplyService(self.docs)
 
     # -- Reporter ---------------------------------------------------------------------------------
     def log(self, kind: types.MessageType, message: str) -> None:
@@ -175,11 +179,13 @@ def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: RedraftServer, params: None) -> None:
     ls.completions.shutdown()
+    ls.applier.shutdown()
 
 
 @server.feature(types.EXIT)
 def on_exit(ls: RedraftServer, params: None) -> None:
     ls.completions.shutdown()
+    ls.applier.shutdown()
     ls.protocol.closed = True  # a load or a denoising still running must not write to a closed stdout
 
 
@@ -257,6 +263,15 @@ def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     if isinstance(uri, str):
         out["document"] = ls.docs.fingerprint(uri)
     return out
+
+
+@server.command("redraft.applyEdit")
+async def on_apply_edit(ls: RedraftServer, *args: Any) -> dict[str, Any]:
+    """`[{"uri", "snippet", "version"?}]`: merge the snippet into the open document (on a worker
+    thread), send the client the edit (`workspace/applyEdit`, one TextEdit per changed hunk, for the
+    version merged), answer {"applied", "version", "hunks", "linesAdded", "linesRemoved",
+    "failureReason"?}. Bad arguments, a stale version or a refused merge: an error, nothing sent."""
+    return await ls.applier.run(ls, args)
 
 
 def _host_port(value: str) -> tuple[str, int]:

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from hypothesis import given, settings, strategies as st
 from lsprotocol import types
 
-from lsp_server.convert import LineIndex, apply_change, normalize_encoding, offset_to_position, \
-    position_from_json, position_to_offset, to_completion_item, to_inline_item
+from lsp_server.convert import LineIndex, apply_change, line_hunks, normalize_encoding, offset_to_position, \
+    position_from_json, position_to_offset, split_lines, to_completion_item, to_inline_item, to_workspace_edit
 
 P = types.Position
 
@@ -204,3 +204,48 @@ def test_incremental_edit_equals_a_splice(text, new, data, encoding):
     index = LineIndex(text, encoding)
     change = types.TextDocumentContentChangePartial(range=index.range(a, b), text=new)
     assert apply_change(text, change, encoding) == text[:a] + new + text[b:]
+
+
+# -- redraft.applyEdit's edits ------------------------------------------------------------------
+
+def test_hunks_are_per_changed_region_and_trimmed():
+    old = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    new = "a = 1\nb = 22\nc = 3\nd = 4\ne = 5\n"
+    hunks = line_hunks(old, new)
+    # a line added at the end goes before the final line break: Neovim has no line 4 to insert at
+    assert [(h.start, h.end, h.added, h.text) for h in hunks] == [(1, 2, 1, "2"), (4, 4, 1, "\ne = 5")]
+    edit = to_workspace_edit("file:///x.py", 3, old, hunks, "utf-16", False)
+    assert edit.document_changes is None
+    assert [e.range for e in edit.changes["file:///x.py"]] == [
+        types.Range(start=P(line=1, character=5), end=P(line=1, character=5)),
+        types.Range(start=P(line=3, character=5), end=P(line=3, character=5))]
+    assert line_hunks(old, old) == []
+    assert [(h.a, h.text) for h in line_hunks("a\r\n", "a\r\nb\r\n")] == [(1, "\r\nb")]
+    assert [(h.a, h.text) for h in line_hunks("", "b\n")] == [(0, "b\n")]
+
+
+def test_a_hunk_never_starts_or_ends_inside_a_crlf():
+    for old, new in [("x\r\ny\r\n", "x\ry\r\n"), ("x\r\n", "x\r\r\n"), ("a\r\nb", "a\r\nc\r\nb")]:
+        text = old
+        for h in reversed(line_hunks(old, new)):
+            assert not _inside_crlf(old, h.a) and not _inside_crlf(old, h.b)
+            text = text[:h.a] + h.text + text[h.b:]
+        assert text == new
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, TEXTS, ENCODINGS, st.booleans())
+def test_workspace_edit_applied_by_positions_gives_the_new_text(old, new, encoding, document_changes):
+    """What a client does with the edit (every range relative to the old text, applied last first)
+    gives exactly the new text, in every encoding, with CRLF, lone CR, emoji and combining marks."""
+    assert "".join(split_lines(old)) == old
+    hunks = line_hunks(old, new)
+    edit = to_workspace_edit("file:///x.py", 1, old, hunks, encoding, document_changes)
+    edits = edit.document_changes[0].edits if document_changes else edit.changes["file:///x.py"]
+    assert len(edits) == len(hunks) and (old == new) == (not edits)
+    text = old
+    for e in reversed(edits):
+        text = apply_change(text, types.TextDocumentContentChangePartial(range=e.range, text=e.new_text), encoding)
+    assert text == new
+    if document_changes:
+        assert edit.document_changes[0].text_document.version == 1

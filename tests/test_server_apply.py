@@ -1,0 +1,279 @@
+"""`redraft.applyEdit` against the real server over stdio: it merges a lazy edit snippet into the open
+document (lsp_server.apply.merge) and sends the client a `workspace/applyEdit` with one TextEdit per
+changed hunk for the version it merged; bad arguments, stale versions and refused merges are errors
+and send nothing. The test client answers `workspace/applyEdit` itself and records what it got."""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_helpers import CAPABILITIES, SERVE, insert, open_doc, raw_session, start, stats
+from lsp_server.apply import merge
+from lsp_server.convert import apply_change
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+M = "# ... existing code ..."
+ORIGINAL = '''import os
+
+
+def greet(name):
+    """Say hello. \U0001F642"""
+    return "\U0001F642\U0001F642 hello, " + name
+
+
+def area(w, h):
+    return w * h
+
+
+def main():
+    print(greet("world"), area(2, 3))
+'''
+# two hunks: an insertion after two emoji on the `return` line, a new line at the end
+SNIPPET = f'''{M}
+def greet(name):
+    """Say hello. \U0001F642"""
+    return "\U0001F642\U0001F642 hello, " + name.title()
+{M}
+def main():
+    print(greet("world"), area(2, 3))
+    print(os.sep)
+'''
+AMBIGUOUS = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+RETURN_LINE = '    return "\U0001F642\U0001F642 hello, " + name'
+# a big file: its merge takes ~0.2 s, time enough for an edit to arrive while it runs
+BIG = "".join(f"def f{i}(a, b):\n    '''doc {i}'''\n    x = a + b * {i}\n    if x > {i}:\n        return x\n"
+              f"    return -x\n\n\n" for i in range(3000))
+
+
+def capabilities(document_changes: bool, encodings: list[str]) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=encodings),
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True, workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=document_changes)),
+        text_document=CAPABILITIES.text_document)
+
+
+class EditRecorder:
+    """Answers the server's workspace/applyEdit with `answer`, records the params. (An exception
+    raised here would fail the test: pytest-lsp treats it as the test's own.)"""
+
+    def __init__(self) -> None:
+        self.received: list[types.ApplyWorkspaceEditParams] = []
+        self.answer: Any = types.ApplyWorkspaceEditResult(applied=True)
+
+    def __call__(self, params: types.ApplyWorkspaceEditParams):
+        self.received.append(params)
+        return self.answer
+
+
+async def serve(client: LanguageClient, caps: types.ClientCapabilities) -> EditRecorder:
+    recorder = EditRecorder()
+    client.feature(types.WORKSPACE_APPLY_EDIT)(recorder)
+    # the merge needs no model: one torch thread and completions off keep the cores for the tests
+    client.init_result = await start(client, {"enabled": False}, capabilities=caps)
+    client.recorder = recorder
+    return recorder
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
+async def client(lsp_client: LanguageClient):
+    """Like VS Code: UTF-16 positions, documentChanges."""
+    await serve(lsp_client, capabilities(True, ["utf-16"]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
+async def utf8_client(lsp_client: LanguageClient):
+    """Like Neovim: UTF-8 positions first, no documentChanges."""
+    await serve(lsp_client, capabilities(False, ["utf-8", "utf-16"]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def apply_edit(client: LanguageClient, *arguments: Any) -> Any:
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="redraft.applyEdit", arguments=list(arguments)))
+
+
+async def refused(client: LanguageClient, *arguments: Any) -> JsonRpcException:
+    """The error the command answers; no workspace/applyEdit reached the client meanwhile (the
+    server would have sent it before its answer)."""
+    before = len(client.recorder.received)
+    with pytest.raises(JsonRpcException) as err:
+        await apply_edit(client, *arguments)
+    assert len(client.recorder.received) == before
+    assert "\n" not in err.value.message
+    return err.value
+
+
+def applied(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """The edits (all relative to `text`, as the LSP says) applied the way a client does."""
+    ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
+    for e in ordered:
+        text = apply_change(text, types.TextDocumentContentChangePartial(range=e.range, text=e.new_text), encoding)
+    return text
+
+
+def units(s: str, encoding: str) -> int:
+    return len(s.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(s.encode("utf-8"))
+
+
+async def test_command_is_advertised(client: LanguageClient):
+    commands = client.init_result.capabilities.execute_command_provider.commands
+    assert "redraft.applyEdit" in commands and "redraft.stats" in commands
+
+
+async def test_edit_is_merge_result_in_hunks_for_the_version_utf16(client: LanguageClient):
+    uri = "file:///greet.py"
+    open_doc(client, uri, ORIGINAL, version=7)
+    expected = merge(ORIGINAL, SNIPPET, "python")
+    assert expected.ok, expected.reason
+    summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 7})
+    assert summary == {"applied": True, "version": 7, "hunks": 2, "linesAdded": 2, "linesRemoved": 1}
+    params = client.recorder.received[-1]
+    assert params.label == "redraft: apply edit"
+    assert params.edit.changes is None and len(params.edit.document_changes) == 1
+    doc_edit = params.edit.document_changes[0]
+    assert doc_edit.text_document.uri == uri and doc_edit.text_document.version == 7
+    edits = doc_edit.edits
+    assert len(edits) == 2                                         # one per hunk, not the whole file
+    assert applied(ORIGINAL, edits, "utf-16") == expected.text
+    # the first inserts ".title()" after two emoji on the return line: UTF-16 code units
+    at = types.Position(line=5, character=units(RETURN_LINE, "utf-16"))
+    assert edits[0].range == types.Range(start=at, end=at) and edits[0].new_text == ".title()"
+    assert at.character == len(RETURN_LINE) + 2
+
+
+async def test_without_version_the_current_one_is_used(client: LanguageClient):
+    uri = "file:///noversion.py"
+    open_doc(client, uri, ORIGINAL, version=3)
+    insert(client, uri, 4, types.Position(line=0, character=0), "import sys\n")
+    summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET})
+    assert summary["applied"] and summary["version"] == 4
+    edit = client.recorder.received[-1].edit.document_changes[0]
+    assert edit.text_document.version == 4
+    current = "import sys\n" + ORIGINAL
+    assert applied(current, edit.edits, "utf-16") == merge(current, SNIPPET, "python").text
+
+
+async def test_stale_version_is_refused_and_nothing_is_sent(client: LanguageClient):
+    uri = "file:///stale.py"
+    open_doc(client, uri, ORIGINAL, version=1)
+    insert(client, uri, 2, types.Position(line=0, character=0), "# edited\n")
+    err = await refused(client, {"uri": uri, "snippet": SNIPPET, "version": 1})
+    assert err.code == types.LSPErrorCodes.ContentModified
+    assert "stale" in err.message and "version 1" in err.message and "version 2" in err.message
+
+
+async def test_a_change_while_merging_is_refused_as_stale(client: LanguageClient):
+    uri = "file:///big.py"
+    open_doc(client, uri, BIG, version=1)
+    snippet = "def f1500(a, b):\n    '''doc'''\n    return 0\n"
+    pending = asyncio.wrap_future(client.workspace_execute_command(types.ExecuteCommandParams(  # sent now
+        command="redraft.applyEdit", arguments=[{"uri": uri, "snippet": snippet}])))
+    insert(client, uri, 2, types.Position(line=0, character=0), "# typed meanwhile\n")
+    before = len(client.recorder.received)
+    with pytest.raises(JsonRpcException) as err:
+        await pending
+    assert err.value.code == types.LSPErrorCodes.ContentModified
+    assert "changed while the snippet was merged" in err.value.message
+    assert len(client.recorder.received) == before
+    summary = await apply_edit(client, {"uri": uri, "snippet": snippet, "version": 2})  # the retry works
+    assert summary["applied"] and summary["hunks"] == 1 and summary["version"] == 2
+
+
+async def test_merge_refusal_is_an_error_with_the_reason(client: LanguageClient):
+    uri = "file:///ambiguous.py"
+    open_doc(client, uri, AMBIGUOUS)
+    err = await refused(client, {"uri": uri, "snippet": f"{M}\n    x = 1\n    y = 2\n    return x\n{M}\n"})
+    assert err.code == types.LSPErrorCodes.RequestFailed
+    reason = merge(AMBIGUOUS, f"{M}\n    x = 1\n    y = 2\n    return x\n{M}\n", "python").reason
+    assert err.message == f"cannot apply the snippet: {reason}" and "more than one place" in reason
+    err = await refused(client, {"uri": uri, "snippet": "   \n"})
+    assert err.code == types.LSPErrorCodes.RequestFailed and "empty snippet" in err.message
+
+
+@pytest.mark.parametrize("arguments, words", [
+    ((), "expected one argument"),
+    (("file:///greet.py",), "expected one argument"),
+    (({"uri": "file:///greet.py", "snippet": "x"}, {"extra": 1}), "expected one argument"),
+    (({"snippet": "x = 1\n"},), '"uri"'),
+    (({"uri": 42, "snippet": "x = 1\n"},), '"uri"'),
+    (({"uri": "file:///greet.py"},), '"snippet"'),
+    (({"uri": "file:///greet.py", "snippet": ["x"]},), '"snippet"'),
+    (({"uri": "file:///greet.py", "snippet": "x", "version": "7"},), '"version"'),
+    (({"uri": "file:///greet.py", "snippet": "x", "version": True},), '"version"'),
+    (({"uri": "file:///never-opened.py", "snippet": "x = 1\n"},), "is not open"),
+    (({"uri": "file:///greet.py", "snippet": "x" * (2 * 1024 * 1024 + 1)},), "larger than 2 MB"),
+])
+async def test_bad_arguments_are_invalid_params(client: LanguageClient, arguments, words):
+    err = await refused(client, *arguments)
+    assert err.code == types.ErrorCodes.InvalidParams
+    assert err.message.startswith("Invalid params for redraft.applyEdit: ") and words in err.message
+
+
+async def test_client_that_does_not_apply_is_reported(client: LanguageClient):
+    uri = "file:///declined.py"
+    open_doc(client, uri, ORIGINAL, version=5)
+    client.recorder.answer = types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
+    try:
+        summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
+        assert summary == {"applied": False, "version": 5, "hunks": 2, "linesAdded": 2, "linesRemoved": 1,
+                           "failureReason": "the user said no"}
+        client.recorder.answer = {"status": "done"}                  # no ApplyWorkspaceEditResult
+        summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
+        assert summary["applied"] is False
+        assert summary["failureReason"].startswith("workspace/applyEdit failed: cannot read the client's answer")
+    finally:
+        client.recorder.answer = types.ApplyWorkspaceEditResult(applied=True)
+
+
+async def test_snippet_that_changes_nothing_sends_nothing(client: LanguageClient):
+    uri = "file:///same.py"
+    open_doc(client, uri, ORIGINAL)
+    before = len(client.recorder.received)
+    snippet = f'{M}\ndef area(w, h):\n    return w * h\n{M}\n'
+    assert merge(ORIGINAL, snippet, "python").text == ORIGINAL
+    summary = await apply_edit(client, {"uri": uri, "snippet": snippet})
+    assert summary == {"applied": True, "version": 1, "hunks": 0, "linesAdded": 0, "linesRemoved": 0}
+    assert len(client.recorder.received) == before
+
+
+async def test_still_serving_after_the_errors(client: LanguageClient):
+    assert (await stats(client))["documents"] >= 1
+    uri = "file:///after.py"
+    open_doc(client, uri, ORIGINAL)
+    assert (await apply_edit(client, {"uri": uri, "snippet": SNIPPET}))["applied"] is True
+
+
+async def test_utf8_positions_and_plain_changes_without_document_changes(utf8_client: LanguageClient):
+    client = utf8_client
+    uri = "file:///greet8.py"
+    open_doc(client, uri, ORIGINAL, version=2)
+    summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 2})
+    assert summary["applied"] and summary["hunks"] == 2
+    params = client.recorder.received[-1]
+    assert params.edit.document_changes is None and list(params.edit.changes) == [uri]
+    edits = params.edit.changes[uri]
+    assert applied(ORIGINAL, edits, "utf-8") == merge(ORIGINAL, SNIPPET, "python").text
+    assert edits[0].range.start == types.Position(line=5, character=units(RETURN_LINE, "utf-8"))
+    assert edits[0].range.start.character == len(RETURN_LINE) + 6   # two emoji: 4 bytes each
+
+
+async def test_client_without_apply_edit_capability_is_refused():
+    c = raw_session("file:///plain.py", ORIGINAL)
+    try:
+        c.send({"jsonrpc": "2.0", "id": 99, "method": "workspace/executeCommand", "params": {
+            "command": "redraft.applyEdit", "arguments": [{"uri": "file:///plain.py", "snippet": SNIPPET}]}})
+        error = c.wait(99)["error"]
+        assert error["code"] == types.LSPErrorCodes.RequestFailed and "workspace/applyEdit" in error["message"]
+    finally:
+        assert c.close() == 0
