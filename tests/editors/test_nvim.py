@@ -171,6 +171,52 @@ def test_commands(session):
     wait_for(lambda: nv.lua(STATS)["settings"].get("enabled") is True, "enabled true on the server", 10)
 
 
+M = "# ... existing code ..."
+APPLY_SOURCE = ('import os\n\n\ndef greet(name):\n    return "\U0001F642 hello, " + name\n\n\n'
+                'def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n')
+# two hunks: ".title()" after an emoji (a UTF-8 column), a new function after the last line
+APPLY_SNIPPET = f'{M}\ndef greet(name):\n    return "\U0001F642 hello, " + name.title()\n{M}\n\n\ndef c():\n    return os.sep\n'
+NOTES = """_G.redraft_notes = {}
+_G.redraft_notify = _G.redraft_notify or vim.notify
+vim.notify = function(msg, ...) table.insert(_G.redraft_notes, msg) return _G.redraft_notify(msg, ...) end"""
+
+
+def test_apply_clipboard_merges_a_register_into_the_buffer(session):
+    """:RedraftApplyClipboard {reg} -> redraft.applyEdit -> the server's workspace/applyEdit, which
+    Neovim applies: the buffer becomes merge()'s result, one undo step. A refused snippet changes
+    nothing and says why; without {reg} and without a clipboard provider the unnamed register is read."""
+    from lsp_server.apply import merge
+
+    nv = session
+    nv.edit("apply.py", APPLY_SOURCE)
+    nv.wait_attached()
+    expected = merge(APPLY_SOURCE, APPLY_SNIPPET, "python")
+    assert expected.ok, expected.reason
+    buffer = lambda: "\n".join(nv.nv.current.buffer[:]) + "\n"  # noqa: E731 ('eol' is set)
+    notes = lambda words: [n for n in nv.lua("return _G.redraft_notes") if words in n]  # noqa: E731
+    nv.lua(NOTES)
+    try:
+        nv.nv.funcs.setreg("a", APPLY_SNIPPET)
+        nv.nv.command("RedraftApplyClipboard a")
+        wait_for(lambda: buffer() == expected.text, "the buffer to become merge()'s result", 30)
+        assert wait_for(lambda: notes("redraft: applied the snippet"), "the summary", 10) == [
+            "redraft: applied the snippet: 2 changes, +5 -1 lines"]
+        nv.nv.command("undo")                                       # both hunks are one change
+        assert buffer() == APPLY_SOURCE
+        ambiguous = f"{M}\n    x = 1\n    y = 2\n    return x\n{M}\n"
+        nv.nv.funcs.setreg('"', ambiguous)
+        no_clipboard = nv.lua('return vim.fn.has("clipboard")') == 0
+        nv.nv.command("RedraftApplyClipboard" if no_clipboard else 'RedraftApplyClipboard "')
+        refusal = wait_for(lambda: notes("cannot apply"), "the refusal", 30)
+        assert refusal == ["redraft: cannot apply the snippet: " + merge(APPLY_SOURCE, ambiguous, "python").reason]
+        assert buffer() == APPLY_SOURCE
+        nv.nv.funcs.setreg("b", "")
+        nv.nv.command("RedraftApplyClipboard b")
+        assert notes("register b is empty")
+    finally:
+        nv.lua("vim.notify = _G.redraft_notify")
+
+
 def test_vim_lsp_enable_with_only_the_lsp_config(tmp_path):
     """lsp/redraft.lua alone on 'runtimepath' (no plugin, no setup) and `redraft` on PATH."""
     rtp = tmp_path / "rtp"

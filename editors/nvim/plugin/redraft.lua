@@ -16,3 +16,4 @@ command('Effort', '?', 'redraft: show or set the effort (instant, low, medium, h
   return { 'instant', 'low', 'medium', 'high', 'max' }
 end)
 command('Status', 0, 'redraft: show the plugin, the server and the model state')
+command('ApplyClipboard', '?', 'redraft: merge the edit snippet in the clipboard (or {reg}) into the buffer')

@@ -1,7 +1,7 @@
 // The redraft extension: one LanguageClient for `redraft serve`. vscode-languageclient 11 registers
-// LSP 3.18 inline completion itself; this file adds settings, the status bar item, commands, and
-// the accept/reject reports. The logic lives in modules without `vscode` (config, command,
-// feedback, status), which the unit tests cover.
+// LSP 3.18 inline completion itself; this file adds settings, the status bar item, commands, the
+// accept/reject reports and "Apply Snippet from Clipboard". The logic lives in modules without
+// `vscode` (config, command, feedback, status, applyEdit), which the unit tests cover.
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -11,6 +11,7 @@ import {
   type LanguageClientOptions,
   type StaticFeature,
 } from 'vscode-languageclient/node';
+import { APPLY_SNIPPET_COMMAND, errorMessage, prepareApply, resultMessage, type Message } from './applyEdit';
 import { resolveServerCommand, ServerCommandError } from './command';
 import { changeAction, EFFORT_DETAILS, EFFORTS, isEffort, serverPayload } from './config';
 import { CLIENT_ACCEPTED, FeedbackTracker, SERVER_ACCEPT, SERVER_REJECT, wrapAcceptCommands } from './feedback';
@@ -57,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): void {
     command('redraft.setEffort', pickEffort),
     command('redraft.restartServer', requestRestart),
     command('redraft.showOutput', () => output.show()),
+    command(APPLY_SNIPPET_COMMAND, applySnippetFromClipboard),
     command(CLIENT_ACCEPTED, (payload: unknown) => {
       tracker.accepted(payload);
       return serverCommand(SERVER_ACCEPT, payload);
@@ -184,6 +186,37 @@ function serverCommand(command: string, payload: unknown): Promise<unknown> | un
   return client?.sendRequest(ExecuteCommandRequest.type, { command, arguments: [payload] }).then(undefined, (e: unknown) => {
     output.warn(`${command}: ${e instanceof Error ? e.message : String(e)}`);
   });
+}
+
+/**
+ * Sends the clipboard to the server as a lazy edit snippet for the active editor's document
+ * (`redraft.applyEdit`); the server merges it and sends the edit back as workspace/applyEdit,
+ * which the LanguageClient applies. Returns the server's summary (or undefined).
+ */
+async function applySnippetFromClipboard(): Promise<unknown> {
+  const document = vscode.window.activeTextEditor?.document;
+  const snippet = await vscode.env.clipboard.readText();
+  const doc = document && { uri: document.uri.toString(), version: document.version, languageId: document.languageId };
+  const c = client; // a client still starting is fine: sendRequest waits for it
+  const prepared = prepareApply(doc, snippet, LANGUAGES, c !== undefined);
+  if (!prepared.ok) return void show({ level: 'error', text: prepared.message });
+  try {
+    const result = await c!.sendRequest(ExecuteCommandRequest.type, prepared.params); // ok: c is defined
+    show(resultMessage(result));
+    return result;
+  } catch (e) {
+    show(errorMessage(e));
+    return undefined;
+  }
+}
+
+function show(message: Message): void {
+  if (message.level === 'error') {
+    output.warn(message.text);
+    void vscode.window.showErrorMessage(message.text);
+  } else {
+    void vscode.window.showInformationMessage(message.text);
+  }
 }
 
 function setStatus(next: Status): void {

@@ -1,4 +1,5 @@
--- :RedraftToggle, :RedraftEffort {level}, :RedraftStatus (defined in plugin/redraft.lua).
+-- :RedraftToggle, :RedraftEffort {level}, :RedraftStatus, :RedraftApplyClipboard [reg] (defined in
+-- plugin/redraft.lua).
 local util = require('redraft.util')
 local config = require('redraft.config')
 
@@ -71,6 +72,70 @@ function C.status(redraft)
     vim.list_extend(lines, client_lines(client))
   end
   vim.notify(table.concat(lines, '\n'))
+end
+
+--- The register :RedraftApplyClipboard reads: {reg}, else `+` where a clipboard provider works, else `"`.
+local function snippet_register(arg)
+  arg = vim.trim(arg or '')
+  if arg ~= '' then
+    return arg
+  end
+  return vim.fn.has('clipboard') == 1 and '+' or '"'
+end
+
+local function plural(n, word)
+  return ('%d %s%s'):format(n, word, n == 1 and '' or 's')
+end
+
+--- The server's summary {applied, version, hunks, linesAdded, linesRemoved, failureReason?} -> message, level.
+local function summary(result)
+  result = type(result) == 'table' and result or {}
+  local num = function(key)
+    return type(result[key]) == 'number' and result[key] or 0
+  end
+  if result.applied ~= true then
+    local why = type(result.failureReason) == 'string' and result.failureReason or 'the edit was refused'
+    return 'redraft: the snippet was not applied: ' .. why, vim.log.levels.ERROR
+  elseif num('hunks') == 0 then
+    return 'redraft: the snippet changes nothing in this buffer', vim.log.levels.INFO
+  end
+  return ('redraft: applied the snippet: %s, +%d -%d lines'):format(plural(num('hunks'), 'change'),
+    num('linesAdded'), num('linesRemoved')), vim.log.levels.INFO
+end
+
+--- Send the register's text to the server as a lazy edit snippet for the current buffer
+--- (redraft.applyEdit). The server merges it and sends the edit back as workspace/applyEdit,
+--- which Neovim's client applies; its answer is the summary shown here, or the reason it refused.
+function C.applyclipboard(_, args)
+  local reg = snippet_register(args and args.args)
+  if vim.fn.strchars(reg) ~= 1 then
+    vim.notify(('redraft: %q is not a register name; use e.g. :RedraftApplyClipboard a'):format(reg),
+      vim.log.levels.ERROR)
+    return
+  end
+  local ok, snippet = pcall(vim.fn.getreg, reg)
+  if not ok or type(snippet) ~= 'string' or vim.trim(snippet) == '' then
+    vim.notify(('redraft: register %s is empty; yank an edit snippet into it first'):format(reg), vim.log.levels.WARN)
+    return
+  end
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = util.clients(bufnr)[1]
+  if not client then
+    vim.notify('redraft: no redraft client is attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  -- the version the client last sent (request() flushes pending changes first): a buffer that
+  -- changes before the server has merged is refused as stale instead of being edited
+  local version = vim.lsp.util.buf_versions[bufnr]
+  local params = { command = 'redraft.applyEdit',
+    arguments = { { uri = vim.uri_from_bufnr(bufnr), snippet = snippet, version = version } } }
+  util.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      vim.notify('redraft: ' .. tostring(err.message or err), vim.log.levels.ERROR)
+    else
+      vim.notify(summary(result))
+    end
+  end, bufnr)
 end
 
 return C
