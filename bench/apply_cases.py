@@ -9,7 +9,9 @@ shapes, each a (file, lazy snippet, truth) triple:
   changed lines with two lines of context, ``... existing code ...`` markers (indented as the code
   they stand for) for the rest of its body and around it; truth as for ``function``.
 * ``multi``: up to three hunks of the file's diff (three lines of context each) with markers
-  between and around them; truth: the old file with those hunks applied.
+  between and around them; truth: the old file with those hunks applied.  A hunk that only deletes
+  lines at the very start or end of the file is left out: nothing in a snippet shows such a
+  deletion (the merge never deletes by omission).
 * ``new``: a definition that is new in NEW, shown after the unchanged definition that precedes it,
   between two markers; truth: the old file with the new definition inserted there.
 
@@ -182,6 +184,10 @@ def _function_cases(language, old, new, o, n):
 
 def _multi_cases(language, old, new, per_case: int = 3):
     groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(3))
+    if groups and groups[0][0][0] == "delete" and groups[0][0][1] == 0:
+        groups = groups[1:]           # lines deleted before the first shown line: implicit, not a case
+    if groups and groups[-1][-1][0] == "delete" and groups[-1][-1][2] == len(old):
+        groups = groups[:-1]          # ... or after the last one
     for k in range(0, len(groups), per_case):
         chunk = groups[k:k + per_case]
         snip: list[str] = []

@@ -371,9 +371,6 @@ def test_cli_ten_megabyte_snippet_refused(tmp_path):
     assert f.read_bytes() == SRC["python"].encode()
 
 
-@pytest.mark.xfail(strict=True, reason="merge bug: a fragment whose first line opens several blocks and whose last "
-                                       "line is new, before a less indented marker, is run to the end of one block "
-                                       "picked by score (SetMaxAttempts) and that block's other lines are dropped")
 def test_ambiguous_fragment_that_ends_its_block_is_refused_not_guessed():
     """`q.mu.Lock()` opens nine methods of queue.go: a fragment starting there whose last line is new
     cannot tell which one it means, so the merge must refuse rather than pick one (and drop its lines)."""

@@ -329,10 +329,8 @@ def _is_subsequence(kept: list[str], out: list[str]) -> bool:
     return all(any(k == o for o in it) for k in kept)
 
 
-MOD_TESTS_BUG = ("merge bug: functions inside a Rust `mod` block are not definitions to it: an edited test fn "
-                 "is refused (`no anchor`), or replaces an impl method of the same name elsewhere")
 PROPERTY_SOURCES = [pytest.param(lang, SRC[lang], id=lang) for lang in ("python", "javascript", "typescript", "go")] + [
-    pytest.param("rust", SRC["rust"], id="rust", marks=pytest.mark.xfail(strict=True, reason=MOD_TESTS_BUG)),
+    pytest.param("rust", SRC["rust"], id="rust"),
     pytest.param("rust", SRC["rust"][:SRC["rust"].index("#[cfg(test)]")].rstrip("\n") + "\n", id="rust-without-mod"),
     pytest.param("typescript", (ROOT / "editors/vscode/src/extension.ts").read_text(encoding="utf-8"),
                  id="extension.ts"),
@@ -375,9 +373,8 @@ def test_property_random_function_edits(lang, src):
     assert tried == 80 and applied >= 72, (tried, applied)
 
 
-# --- merge bugs these shapes found (strict xfails: each reason says what goes wrong) -------------
+# --- shapes that found merge bugs (all fixed) -----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=MOD_TESTS_BUG)
 def test_rust_fn_in_test_module_is_the_one_replaced():
     old = "    fn precedence() {\n        let vars = HashMap::new();\n"
     new = "    fn precedence() {\n        let vars: HashMap<String, f64> = HashMap::new();\n"
@@ -391,9 +388,6 @@ def test_rust_fn_in_test_module_is_the_one_replaced():
     assert r.text == edited("rust", (old, new))
 
 
-@pytest.mark.xfail(strict=True, reason="merge bug: a Rust `///` doc comment right above a fn (no attribute between) is "
-                                       "not attached to it: a changed doc comment is refused (`first line is not in "
-                                       "the file`)")
 def test_rust_changed_doc_comment_replaces_the_old_one():
     snippet = SNIPPETS["full rust function"].replace(
         "/// Evaluate an expression with the given variables.", "/// Evaluate an expression; unknown names are errors.")
@@ -402,8 +396,6 @@ def test_rust_changed_doc_comment_replaces_the_old_one():
     assert ok(text, snippet, "rust") == text[:i] + snippet.rstrip("\n") + text[j:]
 
 
-@pytest.mark.xfail(strict=True, reason="merge bug: a function nested in another function's body is not a definition to "
-                                       "the merge: a snippet of it replaces a method of the same name instead")
 def test_python_nested_function_is_not_confused_with_a_method():
     original = ("class A:\n    def inner(self):\n        return 1\n\n\n"
                 "def outer():\n    def inner():\n        return 2\n    return inner()\n")
@@ -429,13 +421,14 @@ def _member_added(lang: str, where: str) -> list[str]:
     header, _, new, after = CLASSES[lang]
     lines = [l for l in SRC[lang].split("\n") if l.strip()]
     h = lines.index(header)
-    at = h + 1 if where == "first" else lines.index(after, h) - (lang != "python")
+    if where == "first":          # Python: after the class's docstring and fields, before its first method
+        at = next(i for i in range(h + 1, len(lines)) if lines[i].lstrip().startswith("def ")) \
+            if lang == "python" else h + 1
+    else:
+        at = lines.index(after, h) - (lang != "python")
     return lines[:at] + [l for l in new.split("\n") if l.strip()] + lines[at:]
 
 
-@pytest.mark.xfail(strict=True, reason="merge bug: a class/impl header, a new first member and a marker: JS/TS/Rust "
-                                       "anchor the fragment on the first member's closing brace and replace that "
-                                       "member (constructor, precedence) by the new one; Python refuses")
 @pytest.mark.parametrize("lang", list(CLASSES))
 def test_new_first_member_then_marker(lang):
     header, close, new, _ = CLASSES[lang]
@@ -446,9 +439,6 @@ def test_new_first_member_then_marker(lang):
     assert [l for l in r.text.split("\n") if l.strip()] == _member_added(lang, "first")
 
 
-@pytest.mark.xfail(strict=True, reason="merge bug: a class/impl header, a marker and a new last member: Python appends "
-                                       "the method at the end of the file (inside `if __name__ == ...`); JS/TS/Rust "
-                                       "refuse (`first line is not in the file`)")
 @pytest.mark.parametrize("lang", list(CLASSES))
 def test_marker_then_new_last_member(lang):
     header, close, new, _ = CLASSES[lang]

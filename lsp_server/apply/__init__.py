@@ -207,7 +207,7 @@ def _merge(original: str, snippet: str, language: str) -> str:
     if not frags:
         raise MergeRefused("snippet has only marker lines")
 
-    edits = _plan(lang, orig, frags)
+    edits = _class_edits(lang, orig, snip) or _plan(lang, orig, frags)
     out = _apply(orig, edits)
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
@@ -216,6 +216,36 @@ def _merge(original: str, snippet: str, language: str) -> str:
     if _error_count(lang, text) > _error_count(lang, original):
         raise MergeRefused("the result does not parse as well as the original")
     return text
+
+
+def _class_edits(lang, orig: list[str], snip: list[str]):
+    """A class (impl, trait) shown with markers among its members (`class A:` / a new method /
+    `# ... existing code ...`): its members by name, a new one placed at the start of the class
+    when no marker or matched member comes before it, else as _def_edits places it.  None when the
+    snippet is not one such class."""
+    ends = [i for i, l in enumerate(snip) if l.strip()]
+    if not ends:
+        return None
+    first, last = ends[0], ends[-1]
+    while first < last and is_marker(snip[first]) and _indent(snip[first]) == 0:
+        first += 1
+    while last > first and is_marker(snip[last]) and _indent(snip[last]) == 0:
+        last -= 1
+    body = snip[first:last + 1]
+    inner = [i for i, l in enumerate(body) if is_marker(l)]
+    if not inner or min(_indent(body[i]) for i in inner) <= _indent(body[0]):
+        return None
+    kept = [i for i in range(len(body)) if i not in set(inner)]
+    parsed = fragment_defs(lang, [body[i] for i in kept], frozenset(l.strip() for l in orig))
+    if not parsed or len(parsed) != 1 or not parsed[0].members:
+        return None
+    for m in parsed[0].members:                    # shown before any marker: a new member goes first
+        m.first = not any(i < kept[m.comment_start] for i in inner)
+    try:
+        edits, unplaced = _def_edits(lang, orig, collect_defs(lang, orig), parsed, None)
+    except (MergeRefused, _NotByName):
+        return None                                # the fragments on their own may still apply
+    return None if unplaced else edits
 
 
 def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:
@@ -269,7 +299,8 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
             continue
         try:
             a, b = anchor(orig, f.lines, pos, f.marker_before if i > 0 else None, f.marker_after,
-                          f"fragment `{_first_line(f.lines)}`")
+                          f"fragment `{_first_line(f.lines)}`", at_start=i == 0 and f.marker_before is None,
+                          at_end=nxt is None and f.marker_after is None)
         except Ambiguous as e:
             raise MergeRefused(str(e)) from None
         edits.append((a, b + 1, list(f.lines)))
@@ -295,16 +326,25 @@ def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], p
             cands = _most_alike(orig, cands, d)
         if len(cands) > 1:
             raise MergeRefused(f"definition `{d.name}` matches more than one place in the file")
+        if len(cands) == 1 and d.parent is None and cands[0].parent is not None and not _alike(orig, cands[0], d):
+            raise MergeRefused(f"definition `{d.name}` is shown without its class and does not look like "
+                               f"`{cands[0].parent}.{d.name}` of the file")
         if not cands and any(o.key == d.key for o in originals):
             raise MergeRefused(f"definition `{d.name}` is at a different place or indentation in the file")
         matches.append(cands[0] if cands else None)
     for i, (d, o) in enumerate(zip(parsed, matches)):
         if o is not None:
-            if d.members is not None and o.members is not None and _header_same(orig, o, d):
+            h = _header_line(orig, o, d) if d.members is not None and o.members is not None else None
+            if h is not None:
                 sub, lost = _def_edits(lang, orig, originals, d.members, None)
                 for nd in lost:                    # new members go at the end of the class body
+                    if nd.first and o.members:     # ... or at its start: shown before any marker
+                        at = o.members[0].comment_start if lang.indent_blocks else \
+                            next(j for j in range(h, o.end + 1) if orig[j].rstrip().endswith("{")) + 1
+                        edits.append((at, at, nd.text + [""]))
+                        continue
                     at = o.end if orig[o.end].strip() in ("}", "};") else o.end + 1
-                    edits.append((at, at, [""] + nd.text if lang.indent_blocks else nd.text + [""]))
+                    edits.append((at, at, [""] + nd.text))
                 edits.extend(sub)
                 continue
             if o.members and d.members is not None:
@@ -334,12 +374,27 @@ def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], p
     return edits, unplaced
 
 
+_SELF = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(self|cls)\b", re.S)
+
+
+def _alike(orig: list[str], o: Def, d: Def) -> bool:
+    """A Python method (`self`/`cls` first) is not replaced by a function without them: that is
+    more likely a nested function of the same name."""
+    def method(lines: list[str]) -> bool:
+        at = next((i for i, l in enumerate(lines) if re.match(r"\s*(?:async\s+)?def\s", l)), 0)
+        return bool(_SELF.match("\n".join(lines[at:at + 12])))
+    return not o.indent_text or not method(orig[o.comment_start:o.end + 1]) or method(d.text)
+
+
+def _likeness(orig: list[str], o: Def, d: Def) -> float:
+    return difflib.SequenceMatcher(None, [l.strip() for l in orig[o.comment_start:o.end + 1]],
+                                   [l.strip() for l in d.text], autojunk=False).ratio()
+
+
 def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     """The one candidate clearly most like the snippet's definition (a method shown without its
     class, in a file where several classes have it), else all of them."""
-    mine = [l.strip() for l in d.text]
-    scores = sorted(((difflib.SequenceMatcher(None, [l.strip() for l in orig[o.comment_start:o.end + 1]], mine,
-                                              autojunk=False).ratio(), i) for i, o in enumerate(cands)), reverse=True)
+    scores = sorted(((_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
     (best, i), (second, _) = scores[0], scores[1]
     return [cands[i]] if best >= ALIKE and best - second >= ALIKE_MARGIN else cands
 
@@ -366,9 +421,15 @@ def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
     return p >= 2 and len(dropped) > max(1, len(added))
 
 
-def _header_same(orig: list[str], o: Def, d: Def) -> bool:
-    """Same first line, and the snippet's class adds nothing outside its member definitions."""
+def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
+    """The original class's line that the snippet's class starts with (decorators of the original
+    it does not show skipped), when the snippet's class adds nothing outside its member
+    definitions; else None."""
     inside = {l.strip() for l in orig[o.comment_start:o.end + 1]}
     cov = {j for m in d.members or () for j in range(m.comment_start, m.end + 1)}
     rest = [l.strip() for j, l in enumerate(d.text, d.comment_start) if j not in cov]
-    return _same(orig[o.start], d.text[d.start - d.comment_start]) and all(l in inside for l in rest)
+    if not all(l in inside for l in rest):
+        return None
+    head = d.text[d.start - d.comment_start]
+    stop = o.members[0].comment_start if o.members else o.end
+    return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)

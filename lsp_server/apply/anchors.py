@@ -100,6 +100,29 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     return [t[:3] for t in top]
 
 
+def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+    """The region agrees with the fragment somewhere, and every line it drops has a like line among
+    the fragment's new ones (a replacement, not a deletion)."""
+    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
+    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
+    dropped = [l for i, l in enumerate(region) if l and i not in kept]
+    return bool(kept) and len(dropped) <= len(new) and all(
+        any(difflib.SequenceMatcher(None, d, n, autojunk=False).ratio() >= 0.5 for n in new) for d in dropped)
+
+
+def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
+    """Those of several items (heads or candidates) in the innermost block around an indented marker
+    (right after the previous fragment) that has any; all of them otherwise."""
+    if len(items) > 1 and marker_before:
+        for level in range(marker_before, 0, -1):
+            inside = [x for x in items if head(x) <= _block_end(orig, pos - 1, level)]
+            if inside:
+                return inside
+    return items
+
+
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
     b = _block_end(orig, a, base) - 1
     while b > a and not orig[b].strip():
@@ -111,13 +134,19 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
 
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
-           name: str) -> tuple[int, int]:
+           name: str, at_start: bool = False, at_end: bool = False) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
     the indentation of the marker right after it, None if none.  A fragment whose last line is new
-    and that is followed by a less indented marker runs to the end of its block."""
+    and that is followed by a less indented marker runs to the end of its block (its first line
+    unique, the lines it drops replaced by like ones).  `at_start` (no
+    marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
+    start / end where the file does, if that replaces about as many lines as it brings."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
+    edge = False
+    if not heads and at_start and orig:
+        heads, edge = [0], True
     if not heads:
         raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
     if len(lines) == 1:
@@ -128,16 +157,20 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         base = min(_indent(l) for l in lines if l.strip())
         cands = list(_pairs(orig, lines, heads, base))
         if not cands and marker_after is not None and marker_after < base < _indent(lines[0]) + 1:
-            cands = [_to_block_end(orig, lines, a, base) for a in heads]   # it ends its block
+            inner = _innermost(orig, heads, pos, marker_before, lambda a: a)
+            if len(inner) > 1:
+                raise Ambiguous(f"{name}: matches more than one place in the file")
+            cands, edge = [_to_block_end(orig, lines, inner[0], base)], True   # it ends its block
+        if not cands and at_end and orig:
+            cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     cands = _best(orig, lines, cands, name)
-    if len(cands) > 1 and marker_before:        # the innermost block around the marker that has one
-        for level in range(marker_before, 0, -1):
-            inside = [c for c in cands if c[1] <= _block_end(orig, pos - 1, level)]
-            if inside:
-                cands = inside
-                break
+    cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
-    return cands[0][1], cands[0][2]
+    a, b = cands[0][1], cands[0][2]
+    if edge and not _replaces(orig, lines, a, b):
+            where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
+            raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
+    return a, b

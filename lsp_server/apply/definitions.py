@@ -56,6 +56,7 @@ class Def:
     scope: tuple[int, int] | None = None   # line range of the enclosing class
     trailing: list[str] = field(default_factory=list)   # comment lines that end its body (Python)
     method: bool = False              # a snippet's method that parses only inside a class
+    first: bool = False               # a snippet's member shown before any marker in its class
 
     @property
     def has_comment(self) -> bool:
@@ -100,7 +101,7 @@ def _def_info(lang, node):
         return n, n, None
     if name is None:
         return None
-    body = node.child_by_field_name("body") if t in ("class_definition", "class_declaration", "trait_item",
+    body = node.child_by_field_name("body") if t in ("class_definition", "class_declaration", "trait_item", "mod_item",
                                                      "abstract_class_declaration") else None
     return _txt(name), _txt(name), body
 
@@ -115,6 +116,8 @@ def _defs_in(lang, container, lines, parent, scope, known, strict) -> list[Def] 
     for c in kids:
         s, e = c.start_point[0], c.end_point[0]
         if c.type in _ATTACHED:
+            if c.end_point[1] == 0 and e > s:      # a `///` comment ends at column 0 of the next row
+                e -= 1
             pending = s if pending is None or s > prev_end + 1 else pending
             prev_end = e
             continue
