@@ -55,14 +55,16 @@ def main(argv: list[str]) -> int:
                                                fromfile=a.file, tofile=a.file)))
     if a.in_place:
         d = os.path.dirname(os.path.abspath(a.file))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".redraft-apply-")
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".redraft-apply-")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(res.text.encode("utf-8"))
             os.chmod(tmp, os.stat(a.file).st_mode & 0o7777)
             os.replace(tmp, a.file)
         except OSError as e:
-            os.unlink(tmp)
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
             print(f"redraft apply: cannot write {a.file}: {e}", file=sys.stderr)
             return 2
     elif not a.diff:
