@@ -13,6 +13,7 @@ stands for stays inside that block) breaks ties; otherwise the merge refuses: it
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 
 __all__ = ["anchor", "same"]
@@ -97,7 +98,47 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
                     and _agreement(orig, want, a, b)[1] == 0:
                 raise Ambiguous(f"{name}: could replace {top[0][3]} lines at line {top[0][1] + 1} or go in "
                                 f"at line {a + 1} without replacing any")
+    if len(top) == 1 and top[0][3]:
+        _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
     return [t[:3] for t in top]
+
+
+_HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
+                     r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface)\s+\(?\s*([A-Za-z_$][\w$]*)"
+                     r"|^\s*(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{\s*$")
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif"}
+
+
+def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str) -> None:
+    """A region may not drop the first line of a definition whose name the fragment never shows
+    (a whole function gone without a word is the loss users fear most), unless the region starts
+    and ends with runs of the fragment's lines that occur nowhere else in the file."""
+    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
+    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    shown = "\n".join(lines)
+    runs = [m for m in blocks if m.size]
+    if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
+            _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]):
+        return                        # anchored at both ends by text found nowhere else: explicit
+    for i in range(b - a + 1):
+        m = _HEADER.match(orig[a + i]) if i not in kept else None
+        ident = m and (m.group(1) or m.group(2))
+        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
+            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
+                            "show it or mark it with `... existing code ...`")
+
+
+def _once(orig: list[str], seq: list[str]) -> bool:
+    """`seq` (stripped lines) occurs exactly once in the file."""
+    n, k = len(orig), len(seq)
+    hits = 0
+    for j in range(n - k + 1):
+        if orig[j].strip() == seq[0] and all(orig[j + t].strip() == seq[t] for t in range(1, k)):
+            hits += 1
+            if hits > 1:
+                return False
+    return hits == 1
 
 
 def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
