@@ -206,12 +206,14 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
+    if edge:                          # a start, an end of file or block taken for an anchor
+        cands = [c for c in cands if _replaces(orig, lines, c[1], c[2])]
+        if not cands:
+            where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
+            raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
     cands = _best(orig, lines, cands, name)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
-    if edge and not _replaces(orig, lines, a, b):
-            where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
-            raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
     return a, b
