@@ -19,7 +19,6 @@ from collections import Counter
 __all__ = ["anchor", "same"]
 
 MAX_HEADS = 400
-DROP_GUARD = 3                    # see _best
 SLACK = 200                       # a region at most this much longer than twice the fragment
 
 
@@ -78,9 +77,8 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, i
 
 def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
     """The candidates with the best in-order score, evaluated from the best multiset score down (an
-    upper bound) until no remaining candidate can reach the best found.  A best region that drops
-    lines when another candidate region would drop none is a guess between a replacement and an
-    insertion: refused."""
+    upper bound) until no remaining candidate can reach the best found; the best may not drop a
+    definition silently (_no_lost_definitions)."""
     want = [l.strip() for l in lines]
     best, top = None, []
     scored = []
@@ -91,13 +89,6 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         scored.append((score, a, b, dropped))
         best = score if best is None else max(best, score)
     top = [t for t in scored if t[0] == best]
-    if len(top) == 1 and top[0][3] >= DROP_GUARD:
-        wset = Counter(want)
-        for _, a, b in cands:
-            if (a, b) != top[0][1:3] and not Counter(l.strip() for l in orig[a:b + 1] if l.strip()) - wset \
-                    and _agreement(orig, want, a, b)[1] == 0:
-                raise Ambiguous(f"{name}: could replace {top[0][3]} lines at line {top[0][1] + 1} or go in "
-                                f"at line {a + 1} without replacing any")
     if len(top) == 1 and top[0][3]:
         _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
     return [t[:3] for t in top]
