@@ -118,6 +118,13 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
         if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
                             "show it or mark it with `... existing code ...`")
+    new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
+    gone = [i for i in range(len(region)) if region[i] and i not in kept and not any(
+        difflib.SequenceMatcher(None, region[i], n, autojunk=False).ratio() >= 0.5 for n in new)]
+    for i in gone:                    # three lines in a row deleted outright, nothing like them shown
+        if i + 2 in gone and all(k in gone or not region[k] for k in range(i, i + 3)):
+            raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + 3}, which the snippet does not "
+                            "show; show them or mark them with `... existing code ...`")
 
 
 def _once(orig: list[str], seq: list[str]) -> bool:
