@@ -19,6 +19,7 @@ from collections import Counter
 __all__ = ["anchor", "same"]
 
 MAX_HEADS = 400
+GONE = 5                          # see _no_lost_definitions
 SLACK = 200                       # a region at most this much longer than twice the fragment
 
 
@@ -121,9 +122,9 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
     gone = [i for i in range(len(region)) if region[i] and i not in kept and not any(
         difflib.SequenceMatcher(None, region[i], n, autojunk=False).ratio() >= 0.5 for n in new)]
-    for i in gone:                    # three lines in a row deleted outright, nothing like them shown
-        if i + 2 in gone and all(k in gone or not region[k] for k in range(i, i + 3)):
-            raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + 3}, which the snippet does not "
+    for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
+        if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
+            raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
                             "show; show them or mark them with `... existing code ...`")
 
 
