@@ -157,6 +157,8 @@ def generate(
     min_tokens: int = 0,
     length: int | None = None,
     allow: dict[int, torch.Tensor] | None = None,
+    context: list[int] | None = None,
+    draft: list[int] | None = None,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
     completion wants one; a small model otherwise falls back on the safe empty answer).
@@ -164,16 +166,26 @@ def generate(
     the model only chooses the content.
     allow: canvas position -> bool (vocab,) mask of the tokens that position may hold (grammar
     constraints, e.g. a block header's first and last token); negative positions count back from
-    `length` (-1: the last content token) and need it."""
+    `length` (-1: the last content token) and need it.
+    context: the context's token ids as they are (another task's layout, e.g. next-edit
+    prediction's model/edits.py); prefix_ids/suffix_ids are then ignored.
+    draft: a first guess at the canvas's content (next-edit: the region as it is now). The canvas
+    starts as [draft | <eom> ...]; one forward pass scores it, and only the positions whose token the
+    model doubts (probability below the effort's threshold) are masked and decoded as usual; a draft
+    the model fully agrees with costs that one pass."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
-    ctx = fim_context(tok, prefix_ids, suffix_ids)
+    ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids)
     kv, reused = cache.encode(model, ctx)
     C, L = len(ctx), canvas_len
     dev = model.tok_emb.weight.device
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)
     conf_of = torch.zeros(L, device=dev)
+    steps = 0
+    if draft is not None:
+        canvas, conf_of = _doubt(model, tok, kv, draft, C, L, eff.threshold)
+        steps = 1
     if length is not None:
         length = max(1, min(length, L))
         canvas[length:] = tok.eom_id
@@ -194,7 +206,6 @@ def generate(
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L, device=dev)[None]
     bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
-    steps = 0
     while bool((masked := canvas == tok.mask_id).any()):
         check_cancelled(should_stop)
         h, _ = model(canvas[None], pos, past=kv)
@@ -233,6 +244,26 @@ def generate(
     n = ids.index(tok.eom_id) if tok.eom_id in ids else L
     return SampleResult(text=tok.decode(ids[:n]), token_ids=ids[:n], confidences=conf_of[:n].tolist(),
                         forward_passes=steps, context_tokens=C, context_reused=reused, canvas_len=L)
+
+
+def _doubt(model: Transformer, tok: Tokenizer, kv: list[KV], draft: list[int], C: int, L: int,
+           threshold: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """[draft | <eom> ...] (L,) after one forward pass: every position whose token has probability
+    below `threshold` is masked again (a doubted filler masks everything after it too: the content
+    may grow there). Returns (canvas, confidence of the kept tokens)."""
+    dev = model.tok_emb.weight.device
+    ids = (list(draft) + [tok.eom_id] * L)[:L]
+    canvas = torch.tensor(ids, dtype=torch.long, device=dev)
+    h, _ = model(canvas[None], torch.arange(C, C + L, device=dev)[None], past=kv)
+    probs = torch.softmax(model.logits(h[0]).float(), dim=-1)
+    conf = probs.gather(-1, canvas[:, None]).squeeze(-1)
+    doubted = conf < threshold
+    is_eom = canvas == tok.eom_id
+    first_doubted_eom = (doubted & is_eom).nonzero()
+    if len(first_doubted_eom):
+        doubted[int(first_doubted_eom[0]):] = True
+    canvas = torch.where(doubted, torch.full_like(canvas, tok.mask_id), canvas)
+    return canvas, torch.where(doubted, torch.zeros_like(conf), conf)
 
 
 def _decode(tok: Tokenizer, canvas: torch.Tensor) -> str:
