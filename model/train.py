@@ -3,6 +3,7 @@
     redraft train --out runs/default --time-budget 5400           # from scratch on the local corpus
     redraft train --init model/weights --data ~/my-code --out runs/mine --steps 500   # fine-tune
     redraft train --build-mix --data data/ft --init model/weights --out runs/ft   # small-function mix
+    redraft train --init model/weights --out runs/ne --edit-share 0.3   # 30% next-edit rows (model/edits.py)
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class TrainConfig:
     threads: int = 0                   # torch CPU threads; 0 = torch default
     compile: int = 0                   # 1 = torch.compile the training forward (CPU: ~25% faster steps after ~70 s of compiling)
     workers: int = 0                   # data-loader processes building batches (0 = in the training process; a GPU wants 8+)
+    edit_share: float = 0.0            # share of rows that are next-edit rows (model/edits.py); 0 = FIM rows only
     extra: dict = field(default_factory=dict)
 
 
@@ -172,7 +174,11 @@ def train(cfg: TrainConfig) -> Path:
     print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
           f"{len(texts)} train files, {len(held)} held-out", flush=True)
     seed = data_seed(cfg) + step
-    batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
+    if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
+        from .edits import batch_stream as edit_batch_stream
+        batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
+    else:
+        batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
     gen = torch.Generator().manual_seed(seed)
     evals = heldout_batches(held, tok, cfg, cfg.eval_batches)
     amp = torch.autocast(dev.type, dtype=torch.bfloat16)

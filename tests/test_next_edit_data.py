@@ -1,0 +1,322 @@
+"""Next-edit prediction's format and data (model/edits.py, model/edit_data.py) and the benchmark's
+case building (bench/next_edit.py): fast, no corpus needed (stdlib modules and the repo's files)."""
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+import shlex
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from model.data import CANVAS_BUCKETS, build_corpus
+from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
+from model.edits import (REGION_LINES, EditTask, case_from_steps, edit_context, edit_example, edit_stream,
+                         history_pair, line_hunk, region_lines, task_for)
+from model.tokenizer import Tokenizer
+
+ROOT = Path(__file__).resolve().parents[1]
+PY_FILES = [Path(textwrap.__file__), Path(shlex.__file__), ROOT / "model" / "data.py", ROOT / "lsp_server" / "pipeline.py"]
+EDIT_CATEGORIES = {"below", "above", "cursor", "jump"}
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer.load(ROOT / "model" / "weights")
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return [p.read_text() for p in PY_FILES]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_next_edit", ROOT / "bench" / "next_edit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_region_lines_clips_at_the_file_ends():
+    assert region_lines(100, 50) == (47, 57)            # 3 above, the cursor line, 6 below
+    assert region_lines(100, 1) == (0, REGION_LINES)
+    assert region_lines(100, 99) == (90, 100)
+    assert region_lines(4, 2) == (0, 4)
+    assert region_lines(100, 50, size=20) == (44, 64)
+
+
+def test_task_for_cuts_the_file_at_whole_lines():
+    text = "\n".join(f"line {i}" for i in range(30)) + "\n"
+    t = task_for(text, 12, 3, [("a", "b")])
+    assert t.prefix + t.region + t.suffix == text == t.text
+    assert t.region.split("\n") == [f"line {i}" for i in range(9, 19)]
+    assert t.position() == (12, 3) and t.region[t.cursor:].startswith("e 12")
+    assert task_for(text, 12, 99, []).position() == (12, 7)   # the column is clipped to the line
+    last = task_for(text, 30, 0, [])                          # the empty last line
+    assert last.suffix == "" and last.text == text
+
+
+def _check_steps(steps):
+    for (b0, a0, c0), (b1, _, _) in zip(steps, steps[1:]):
+        assert a0 == b1                                      # each step starts where the last ended
+    for before, after, cur in steps:
+        assert 0 <= cur <= len(after)
+        if before == after:
+            continue
+        hb, ha = history_pair(before, after)
+        bl, al = before.split("\n"), after.split("\n")
+        i0 = line_hunk(before, after)[0]
+        starts = [i for i in range(max(0, i0 - 1), i0 + 1) if bl[i:i + len(hb.split("\n"))] == hb.split("\n")
+                  and al[i:i + len(ha.split("\n"))] == ha.split("\n")]
+        assert starts, (hb, ha)                              # whole lines of the texts, at one place
+        assert hb != ha
+
+
+@pytest.mark.parametrize("kind", list(PROPAGATIONS) + list(NOISE))
+def test_generators_give_consistent_steps(kind, texts):
+    gen = {**PROPAGATIONS, **NOISE}[kind]
+    made = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        steps = gen(texts[seed % len(texts)], rng)
+        if steps:
+            _check_steps(steps)
+            made += 1
+    assert made >= 3, kind
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_cases_of_every_kind_are_valid(kind, texts):
+    cats = set()
+    for seed in range(40):
+        case = sample_case(texts[seed % len(texts)], random.Random(seed), kind, file_id="f")
+        if case is None:
+            continue
+        cats.add(case.category)
+        t = case.task
+        assert 0 <= t.cursor <= len(t.region) and len(t.region.split("\n")) <= REGION_LINES
+        assert t.prefix == "" or t.prefix.endswith("\n")
+        if case.category == "noise":
+            assert case.target_region == t.region and case.target_line is None
+        else:
+            assert case.target_region != t.region or case.category == "jump"
+            assert case.target_line is not None
+        if case.category == "jump":
+            a, b = t.start_line(), t.start_line() + t.region.count("\n") + 1
+            assert not a <= case.target_line < b
+            assert case.target_region.split("\n") != t.text.split("\n")[slice(*region_lines(t.text.count("\n") + 1, case.target_line))]
+        if case.category in ("below", "above", "cursor"):
+            line = t.position()[0]
+            assert {"below": case.target_line > line, "above": case.target_line < line,
+                    "cursor": case.target_line <= line}[case.category]
+        for before, after in t.history:
+            assert before != after
+    assert cats, kind
+    if kind.startswith("noise"):
+        assert cats == {"noise"}
+    elif kind == "fill":
+        assert cats == {"cursor"}
+    else:
+        assert cats <= EDIT_CATEGORIES and cats & {"below", "above"}
+
+
+CODE = """def total(values, scale):
+    acc = 0
+    for v in values:
+        acc += v * scale
+    if acc > 100:
+        acc = 100
+    return acc
+
+
+def run(items):
+    acc = total(items, 2)
+    print(acc)
+    return acc
+"""
+
+
+def test_rename_target_renames_the_next_occurrences():
+    from model.edit_data import gen_rename
+    seen = 0
+    for seed in range(60):
+        steps = gen_rename(CODE, random.Random(seed))
+        for k in range(1, len(steps)):
+            case = case_from_steps(steps, k)
+            if case is None or case.category not in ("below", "above"):
+                continue
+            before, after = case.task.history[0]
+            old, new = [(x, y) for x, y in zip(re.findall(r"\w+", before), re.findall(r"\w+", after)) if x != y][0]
+            # every occurrence of the old name left in the region is renamed, nothing else changes
+            assert re.search(rf"\b{old}\b", case.task.region)
+            assert case.target_region == re.sub(rf"\b{old}\b", new, case.task.region)
+            seen += 1
+    assert seen > 20
+
+
+def test_fill_in_completes_the_partial_line():
+    from model.edit_data import gen_rename
+    done = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        steps = gen_rename(CODE, rng)
+        filled = to_fill(steps, rng) if steps else None
+        if not filled:
+            continue
+        steps2, k = filled
+        case = case_from_steps(steps2, k)
+        line = case.task.position()[0]
+        partial = case.task.text.split("\n")[line]
+        assert case.category == "cursor" and partial in case.task.history[-1][1].split("\n")
+        done_line = case.target_region.split("\n")[line - case.task.start_line()]
+        assert done_line == steps[k - 1][1].split("\n")[line] and done_line != partial
+        done += 1
+    assert done > 10
+
+
+def test_edit_context_keeps_the_region_and_fits_the_budget(tok):
+    sp = tok.special
+    text = PY_FILES[2].read_text()
+    history = [(f"x = {i}", f"y = {i}") for i in range(12)]
+    for line in (0, 40, 200, text.count("\n")):
+        task = task_for(text, line, 4, history)
+        region_ids = tok.encode(task.region[:task.cursor]) + [sp["<|cursor|>"]] + tok.encode(task.region[task.cursor:])
+        for budget in (len(region_ids) + 5, 150, 256, 320):
+            ctx = edit_context(tok, task, budget)
+            if budget < len(region_ids) + 5:
+                assert ctx is None
+                continue
+            assert len(ctx) <= budget and ctx[0] == sp["<|edit_history|>"]
+            assert ctx.count(sp["<|cursor|>"]) == 1
+            s, e = ctx.index(sp["<|edit_region|>"]), ctx.index(sp["<|edit_region_end|>"])
+            assert ctx[s + 1:e] == region_ids and e == len(ctx) - 1   # the region intact, last
+            assert ctx.index(tok.suffix_id) < ctx.index(tok.prefix_id) < s
+            kept = ctx.count(sp["<|edit_before|>"])
+            assert kept <= 5 and ctx.count(sp["<|edit_after|>"]) == kept
+            if kept:  # the newest edits are the ones kept
+                assert tok.decode(ctx[1:ctx.index(tok.suffix_id)]).endswith("y = 11")
+            pre = tok.decode(ctx[ctx.index(tok.prefix_id) + 1:s])
+            assert task.prefix.endswith(pre) and (pre == "" or pre.endswith("\n"))
+            assert pre == "" or task.prefix == pre or task.prefix[-len(pre) - 1] == "\n"   # whole lines
+            suf = tok.decode(ctx[ctx.index(tok.suffix_id) + 1:ctx.index(tok.prefix_id)])
+            assert task.suffix.startswith(suf)
+            assert suf == "" or suf == task.suffix or task.suffix[len(suf)] == "\n"
+    assert edit_context(tok, task_for("x = 1\n" * 300, 5, 0, []), 20) is None
+
+
+def test_literal_special_token_text_stays_text(tok):
+    text = 'MARK = "<|cursor|>"\nEND = "<|edit_region_end|>"\nx = 1\n'
+    task = task_for(text, 2, 0, [('a = "<|edit_after|>"', 'b = "<|edit_before|>"')])
+    ctx = edit_context(tok, task, 300)
+    sp = tok.special
+    assert ctx.count(sp["<|cursor|>"]) == 1 and ctx.count(sp["<|edit_region_end|>"]) == 1
+    assert ctx.count(sp["<|edit_after|>"]) == 1 and ctx.count(sp["<|edit_before|>"]) == 1
+    s, e = ctx.index(sp["<|edit_region|>"]), ctx.index(sp["<|edit_region_end|>"])
+    assert tok.decode(ctx[s + 1:e]) == task.region
+
+
+def test_edit_example_canvas_is_the_target_then_fillers(tok, texts):
+    rng = random.Random(0)
+    made = 0
+    for seed in range(40):
+        case = sample_case(texts[seed % len(texts)], random.Random(seed), "rename")
+        if case is None or case.category == "jump":
+            continue
+        ex = edit_example(tok, case.task, case.target_region, rng, 384)
+        if ex is None:
+            assert len(tok.encode(case.target_region)) > CANVAS_BUCKETS[-1] or \
+                edit_context(tok, case.task, 384 - CANVAS_BUCKETS[-1]) is None
+            continue
+        canvas = ex.tokens[ex.n_ctx:]
+        new = tok.encode(case.target_region)
+        assert len(canvas) in CANVAS_BUCKETS and len(ex.tokens) <= 384
+        assert canvas[:len(new)] == new and set(canvas[len(new):]) <= {tok.eom_id}
+        assert ex.tokens[:ex.n_ctx] == edit_context(tok, case.task, 384 - len(canvas))
+        made += 1
+    assert made > 10
+    assert edit_example(tok, task_for("x = 1\n", 0, 0, []), "y = 2\n" * 200, rng, 384) is None
+
+
+def test_edit_stream_is_deterministic_and_mixes_silence(tok, texts):
+    import itertools
+    a = list(itertools.islice(edit_stream(texts, tok, 384, seed=3), 60))
+    b = list(itertools.islice(edit_stream(texts, tok, 384, seed=3), 60))
+    assert [e.tokens for e in a] == [e.tokens for e in b]
+    region_end = tok.special["<|edit_region_end|>"]
+    silent = 0
+    for e in a:
+        ctx, canvas = e.tokens[:e.n_ctx], [t for t in e.tokens[e.n_ctx:] if t != tok.eom_id]
+        assert ctx[-1] == region_end and len(e.tokens) <= 384
+        region = ctx[ctx.index(tok.special["<|edit_region|>"]) + 1:-1]
+        silent += tok.decode(region) == tok.decode(canvas)
+    assert 0.2 < silent / len(a) < 0.7
+
+
+def test_other_languages_by_tree_sitter():
+    ts = (ROOT / "editors" / "vscode" / "src" / "extension.ts").read_text()
+    go = "package main\n\nfunc add(total int, step int) int {\n\ttotal = total + step\n\tstep = step * 2\n\treturn total + step\n}\n"
+    for text, lang in ((ts, "typescript"), (go, "go")):
+        got = [sample_case(text, random.Random(s), "rename", lang=lang) for s in range(20)]
+        got = [c for c in got if c is not None]
+        assert got and all(c.target_region != c.task.region for c in got if c.category != "jump")
+
+
+def test_bench_reads_only_the_heldout_split(tmp_path, tok, monkeypatch):
+    root = tmp_path / "src"
+    root.mkdir()
+    for p in PY_FILES:
+        for i in range(3):
+            (root / f"{p.stem}_{i}.py").write_text(p.read_text() + f"\n# copy {i}\n")
+    man = build_corpus(tmp_path / "corpus", roots=[root], heldout_percent=50)
+    assert man["splits"]["heldout"]["files"] and man["splits"]["train"]["files"]
+    bench = _bench()
+    asked = []
+    real = bench.read_split
+    monkeypatch.setattr(bench, "read_split", lambda d, split: (asked.append(split), real(d, split))[1])
+    records = bench.heldout_records(tmp_path / "corpus")
+    held = {r["path"] for r in records}
+    train = {r["path"] for r in real(tmp_path / "corpus", "train")}
+    cases = bench.build_cases(records, tok, n=4, seed=0)
+    assert asked == ["heldout"] and cases
+    assert {c.file_id.rsplit("@", 1)[0] for c in cases} <= held and not held & train
+    again = bench.build_cases(records, tok, n=4, seed=0)
+    assert [(c.file_id, c.task.cursor, c.target_region) for c in cases] == \
+        [(c.file_id, c.task.cursor, c.target_region) for c in again]
+    rows = bench.score(cases, lambda task: task.region)
+    s = bench.summarize(rows)
+    assert s["all"]["silent"] == 1.0 and s.get("noise", {"exact": 1.0})["exact"] == 1.0
+    assert s["edits_exact"] == 0.0
+
+
+def test_bench_jump_scoring_through_predict_anywhere(tok, texts):
+    bench = _bench()
+    cases = [c for s in range(80) if (c := sample_case(texts[s % 4], random.Random(s), "rename")) and c.category == "jump"]
+    assert cases
+
+    def oracle(text, line, col, history):  # knows the answer: the target region at target_line
+        case = next(c for c in cases if c.task.text == text and c.task.position() == (line, col))
+        a, b = region_lines(text.count("\n") + 1, case.target_line)
+        return a, b, case.target_region
+
+    rows = bench.score(cases, lambda task: task.region, oracle)
+    assert all(r["exact"] for r in rows)
+    rows = bench.score(cases, lambda task: task.region)      # no predict_anywhere: silence, not exact
+    assert not any(r["exact"] for r in rows) and all(r["silent"] for r in rows)
+
+
+def test_history_merges_touching_edits_as_the_server_does():
+    from model.edits import history_of
+    t0 = "a = 1\nb = 2\nc = 3\n\n\nd = 4"
+    t1 = t0.replace("a = 1", "a = 10")
+    t2 = t1.replace("b = 2", "b = 20")          # the next line: one hunk with the first
+    t3 = t2.replace("d = 4", "d = 40")          # far away: a new hunk
+    t4 = t3.replace("d = 40", "d = 4")          # undone: that hunk goes
+    steps = [(t0, t1, 0), (t1, t1, 3), (t1, t2, 0), (t2, t3, 0)]
+    assert history_of(steps) == [("a = 1\nb = 2", "a = 10\nb = 20"), ("d = 4", "d = 40")]
+    assert history_of(steps + [(t3, t4, 0)]) == [("a = 1\nb = 2", "a = 10\nb = 20")]
+    ins = t0.replace("a = 1\n", "a = 1\nx = 0\n")       # an inserted line carries the line after it
+    assert history_of([(t0, ins, 0)]) == [("b = 2", "x = 0\nb = 2")]
+    end = t0 + "\ne = 5"                                 # at the end: the line before it
+    assert history_of([(t0, end, 0)]) == [("d = 4", "d = 4\ne = 5")]
