@@ -40,6 +40,7 @@ from .convert import normalize_encoding, to_completion_item, to_inline_item
 from .documents import DocumentStore
 from .engine_host import EngineHost
 from .feedback import FeedbackLog
+from .next_edit.history import EditHistory
 from .protocol import RedraftProtocol, converter_factory, read_messages
 from .settings import EFFORT_NAMES, Settings, parse_settings
 
@@ -59,6 +60,7 @@ class RedraftServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.settings = Settings()
         self.docs = DocumentStore()
+        self.history = EditHistory()   # recent edits, for next-edit prediction
         self.feedback = FeedbackLog()
         self.host = EngineHost(self)
         self.completions = CompletionService(self.host, self.docs, self)
@@ -204,14 +206,19 @@ def on_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
     ls.completions.invalidate(doc.uri)
     ls.docs.open(doc.uri, doc.text, doc.version, doc.language_id)
+    ls.history.forget(doc.uri)  # a (re)open gives a new text: older hunks do not apply to it
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def on_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.completions.invalidate(uri)  # in-flight results for the old text are stale: stop them now
-    if ls.docs.change(uri, params.text_document.version, params.content_changes, ls.encoding) is None:
+    before = ls.docs.get(uri)
+    doc = ls.docs.change(uri, params.text_document.version, params.content_changes, ls.encoding)
+    if doc is None:
         ls.log(types.MessageType.Warning, f"didChange for {uri}, which is not open: ignored")
+    else:
+        ls.history.observe(uri, before.text, doc.text, doc.version)  # never raises
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -220,6 +227,7 @@ def on_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> Non
     ls.completions.invalidate(uri, "closed")
     ls.docs.close(uri)
     ls.host.forget(uri)
+    ls.history.forget(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
@@ -255,13 +263,14 @@ def on_reject(ls: RedraftServer, *args: Any) -> dict[str, int]:
 @server.command("redraft.stats")
 def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     """Counters; with `{"uri": U}` also that document's version, length and SHA-256 (never its text),
-    so that a client can check that the server's copy matches its own."""
+    so that a client can check that the server's copy matches its own, and its recent edits' count."""
     out = {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
            "documents": len(ls.docs), "settings": asdict(ls.settings)}
     uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
     if isinstance(uri, str):
         out["document"] = ls.docs.fingerprint(uri)
+        out["recentEdits"] = ls.history.count(uri)
     return out
 
 

@@ -1,0 +1,1 @@
+"""next-edit prediction: edit history (history.py); the predictor comes later."""
