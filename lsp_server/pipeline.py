@@ -197,6 +197,20 @@ class Engine:
 
     def forget(self, uri: str) -> None:
         self._caches.pop(uri, None)
+        self._caches.pop(uri + "#next-edit", None)
+
+    def next_edit(self, text: str, line: int, col: int, history: list[tuple[str, str]], uri: str = "",
+                  effort: str = "low", should_stop: Callable[[], bool] | None = None):
+        """The next edit near (line, col) given the recent edits (lsp_server/next_edit/predict.py):
+        (NextEdit or None, forward passes). Its own context cache per document (the layout differs
+        from completion's, so sharing one would only evict)."""
+        from .next_edit.predict import next_edit
+        if effort not in EFFORTS:
+            raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
+        with self._lock:
+            cache = self._caches.setdefault(uri + "#next-edit", ContextCache())
+            return next_edit(self.model, self.tok, self.loaded.config.max_seq_len, text, line, col, history,
+                             effort, cache, should_stop)
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:

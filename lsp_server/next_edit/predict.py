@@ -1,0 +1,175 @@
+"""The next edit: from the recent edits and the cursor, the edit the user is about to make.
+
+One pass of the model over a region of the document (model/edits.py: the layout shared with
+training): the region around the cursor first; the canvas starts as the region as it is (`draft`,
+model/sampler.py), so a region the model agrees with costs one forward pass and only the positions
+it doubts are decoded again. "No edit" is the region unchanged. When the cursor's region stays
+unchanged, the places where the last edit's removed words still occur (a rename carried on further
+down) are tried as regions too, nearest first (`MAX_JUMPS`): a jump.
+
+`NextEdit` is the answer in document terms: the changed span of lines and its new text, trimmed to
+the characters that differ, so a client shows (and applies) only the change.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from model.data import CANVAS_BUCKETS
+from model.edits import REGION_LINES, EditTask, edit_context, task_for
+from model.sampler import ContextCache, generate
+
+MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
+SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+@dataclass(frozen=True)
+class NextEdit:
+    start: int               # character offsets in the document: text[start:end] becomes `text`
+    end: int
+    text: str
+    region_start_line: int   # the region the model rewrote (lines [start, end))
+    region_end_line: int
+    new_region: str
+    confidence: float        # the lowest probability among the tokens it changed (1.0 if none)
+    forward_passes: int
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one region gave: the region's lines and text, the model's text for it, passes."""
+    start_line: int
+    end_line: int
+    region: str
+    new_region: str
+    confidence: float
+    forward_passes: int
+
+
+def _canvas_len(n_tokens: int) -> int | None:
+    """The bucket for the region as it is, with room to grow by a quarter (or None: too long)."""
+    want = n_tokens + max(4, n_tokens // 4)
+    fits = [b for b in CANVAS_BUCKETS if b >= want]
+    return fits[0] if fits else None
+
+
+def rewrite(model, tok, seq_len: int, task: EditTask, effort: str = "low", cache: ContextCache | None = None,
+            should_stop: Callable[[], bool] | None = None) -> tuple[str, float, int] | None:
+    """(the model's text for the task's region, the lowest confidence among its tokens, forward
+    passes), or None when the region cannot fit a row."""
+    draft = tok.encode(task.region)
+    L = _canvas_len(len(draft))
+    if L is None:
+        return None
+    ctx = edit_context(tok, task, seq_len - L)
+    if ctx is None:
+        return None
+    res = generate(model, tok, [], [], canvas_len=L, effort=effort, cache=cache, should_stop=should_stop,
+                   context=ctx, draft=draft)
+    return res.text, min(res.confidences, default=1.0), res.forward_passes
+
+
+def rewrite_region(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
+                   effort: str = "low", cache: ContextCache | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> Attempt | None:
+    """The model's text for the region around (line, col), the region shrunk (SIZES) until it fits a
+    canvas; None when not even the smallest does (very long lines)."""
+    for size in SIZES:
+        task = task_for(text, line, col, history, size=size)
+        out = rewrite(model, tok, seq_len, task, effort, cache, should_stop)
+        if out is not None:
+            break
+    else:
+        return None
+    a = task.prefix.count("\n")
+    return Attempt(a, a + task.region.count("\n") + 1, task.region, out[0], out[1], out[2])
+
+
+def jump_lines(text: str, line: int, history: list[tuple[str, str]], skip: tuple[int, int]) -> list[int]:
+    """Lines outside `skip` that still hold a word the last edit removed, nearest first."""
+    if not history:
+        return []
+    before, after = history[-1]
+    gone = set(_WORD.findall(before)) - set(_WORD.findall(after))
+    if not gone:
+        return []
+    lines = text.split("\n")
+    hits = [i for i, l in enumerate(lines) if not skip[0] <= i < skip[1] and gone & set(_WORD.findall(l))]
+    return sorted(hits, key=lambda i: (abs(i - line), i))[:MAX_JUMPS]
+
+
+def to_edit(text: str, att: Attempt) -> NextEdit | None:
+    """The attempt as a change of the document, trimmed to the characters that differ."""
+    if att.new_region == att.region:
+        return None
+    lines = text.split("\n")
+    base = sum(len(l) + 1 for l in lines[:att.start_line])
+    old, new = att.region, att.new_region
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < min(len(old), len(new)) - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
+        s += 1
+    return NextEdit(base + p, base + len(old) - s, new[p:len(new) - s], att.start_line, att.end_line, new,
+                    att.confidence, att.forward_passes)
+
+
+def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
+              effort: str = "low", cache: ContextCache | None = None,
+              should_stop: Callable[[], bool] | None = None) -> tuple[NextEdit | None, int]:
+    """(the next edit or None, forward passes spent): the cursor's region, then the jumps."""
+    passes = 0
+    first = rewrite_region(model, tok, seq_len, text, line, col, history, effort, cache, should_stop)
+    if first is None:
+        return None, 0
+    passes += first.forward_passes
+    edit = to_edit(text, first)
+    if edit is not None:
+        return edit, passes
+    for j in jump_lines(text, line, history, (first.start_line, first.end_line)):
+        att = rewrite_region(model, tok, seq_len, text, j, 0, history, effort, None, should_stop)
+        if att is None:
+            continue
+        passes += att.forward_passes
+        edit = to_edit(text, att)
+        if edit is not None:
+            return edit, passes
+    return None, passes
+
+
+# ---------------------------------------------------------------------------------------------
+# bench/next_edit.py's predictor API (the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT)
+
+_LOADED = None
+
+
+def _model():
+    global _LOADED
+    if _LOADED is None:
+        import os
+
+        from model import checkpoint
+        _LOADED = checkpoint.load(os.environ.get("REDRAFT_MODEL") or None)
+    return _LOADED
+
+
+def _effort() -> str:
+    import os
+    return os.environ.get("REDRAFT_EFFORT", "low")
+
+
+def predict(task: EditTask) -> str:
+    m = _model()
+    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
+    return task.region if out is None else out[0]
+
+
+def predict_anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]):
+    m = _model()
+    edit, _ = next_edit(m.model, m.tokenizer, m.model.cfg.max_seq_len, text, line, col, history, _effort())
+    if edit is None:
+        return None
+    return edit.region_start_line, edit.region_end_line, edit.new_region
