@@ -54,12 +54,14 @@ KINDS_FOR = {"below": list(PROPAGATIONS), "above": list(PROPAGATIONS), "jump": l
 EXTENSIONS = {".py": "python", ".pyi": "python", ".js": "javascript", ".ts": "typescript", ".rs": "rust", ".go": "go"}
 
 
-def heldout_records(data: Path) -> list[dict]:
-    """The held-out split's {path, text} rows (the only split the benchmark reads)."""
+def heldout_records(data: Path, split: str = "heldout", limit: int = 0) -> list[dict]:
+    """The held-out split's {path, text} rows (what the benchmark reads; `--split train` only to
+    calibrate the predictor on cases it will never be scored on; `limit` files, spread evenly)."""
     if not (Path(data) / "heldout.jsonl.gz").exists():
         print(f"no corpus at {data}: building it (a few minutes)", file=sys.stderr, flush=True)
         build_corpus(Path(data))
-    return list(read_split(Path(data), "heldout"))
+    rows = list(read_split(Path(data), split))
+    return rows[::max(1, len(rows) // limit)] if limit else rows
 
 
 def fits(tok, case: EditCase) -> bool:
@@ -192,12 +194,14 @@ def main(argv=None) -> int:
     ap.add_argument("--tokenizer", default="model/weights", help="tokenizer for the format filter")
     ap.add_argument("--json", help="write the summary and per-case rows here ('-': stdout)")
     ap.add_argument("--dump-cases", help="write the cases as JSON lines here")
+    ap.add_argument("--split", default="heldout", choices=["heldout", "train"],
+                    help="train: calibration cases only (the figures that count are the held-out ones)")
     a = ap.parse_args(argv)
     from model.tokenizer import Tokenizer
     predict, anywhere = load_predictor(a.predictor)
     tok = Tokenizer.load(a.tokenizer)
     t0 = time.time()
-    records = heldout_records(Path(a.data))
+    records = heldout_records(Path(a.data), a.split, 400 if a.split == "train" else 0)
     cases = build_cases(records, tok, a.n, a.seed)
     built = time.time() - t0
     if a.dump_cases:
@@ -211,7 +215,7 @@ def main(argv=None) -> int:
             "seed": a.seed, "heldout_files": len(records), "files_used": len({r["file"].rsplit("@", 1)[0] for r in rows}),
             "build_s": round(built, 1), "score_s": round(time.time() - t0, 1)}
     print(f"next-edit bench: predictor {a.predictor}, {len(cases)} cases from {info['files_used']} of "
-          f"{len(records)} held-out files (seed {a.seed}; built in {built:.1f} s)\n")
+          f"{len(records)} {a.split} files (seed {a.seed}; built in {built:.1f} s)\n")
     print(table(summary))
     if a.json:
         blob = json.dumps({**info, "summary": summary, "rows": rows}, indent=1)

@@ -22,6 +22,7 @@ from model.sampler import ContextCache, generate
 
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
+MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -100,9 +101,10 @@ def jump_lines(text: str, line: int, history: list[tuple[str, str]], skip: tuple
     return sorted(hits, key=lambda i: (abs(i - line), i))[:MAX_JUMPS]
 
 
-def to_edit(text: str, att: Attempt) -> NextEdit | None:
-    """The attempt as a change of the document, trimmed to the characters that differ."""
-    if att.new_region == att.region:
+def to_edit(text: str, att: Attempt, min_confidence: float = MIN_CONFIDENCE) -> NextEdit | None:
+    """The attempt as a change of the document, trimmed to the characters that differ (None: no
+    change, or one the model is not sure enough of)."""
+    if att.new_region == att.region or att.confidence < min_confidence:
         return None
     lines = text.split("\n")
     base = sum(len(l) + 1 for l in lines[:att.start_line])
@@ -119,14 +121,15 @@ def to_edit(text: str, att: Attempt) -> NextEdit | None:
 
 def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
               effort: str = "low", cache: ContextCache | None = None,
-              should_stop: Callable[[], bool] | None = None) -> tuple[NextEdit | None, int]:
+              should_stop: Callable[[], bool] | None = None,
+              min_confidence: float = MIN_CONFIDENCE) -> tuple[NextEdit | None, int]:
     """(the next edit or None, forward passes spent): the cursor's region, then the jumps."""
     passes = 0
     first = rewrite_region(model, tok, seq_len, text, line, col, history, effort, cache, should_stop)
     if first is None:
         return None, 0
     passes += first.forward_passes
-    edit = to_edit(text, first)
+    edit = to_edit(text, first, min_confidence)
     if edit is not None:
         return edit, passes
     for j in jump_lines(text, line, history, (first.start_line, first.end_line)):
@@ -134,14 +137,15 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
         if att is None:
             continue
         passes += att.forward_passes
-        edit = to_edit(text, att)
+        edit = to_edit(text, att, min_confidence)
         if edit is not None:
             return edit, passes
     return None, passes
 
 
 # ---------------------------------------------------------------------------------------------
-# bench/next_edit.py's predictor API (the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT)
+# bench/next_edit.py's predictor API (the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT, with
+# REDRAFT_MIN_CONFIDENCE: calibrate it with `bench/next_edit.py --split train`)
 
 _LOADED = None
 
@@ -161,15 +165,23 @@ def _effort() -> str:
     return os.environ.get("REDRAFT_EFFORT", "low")
 
 
+def _min_confidence() -> float:
+    import os
+    return float(os.environ.get("REDRAFT_MIN_CONFIDENCE", MIN_CONFIDENCE))
+
+
 def predict(task: EditTask) -> str:
     m = _model()
     out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
-    return task.region if out is None else out[0]
+    if out is None or out[1] < _min_confidence():
+        return task.region
+    return out[0]
 
 
 def predict_anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]):
     m = _model()
-    edit, _ = next_edit(m.model, m.tokenizer, m.model.cfg.max_seq_len, text, line, col, history, _effort())
+    edit, _ = next_edit(m.model, m.tokenizer, m.model.cfg.max_seq_len, text, line, col, history, _effort(),
+                        min_confidence=_min_confidence())
     if edit is None:
         return None
     return edit.region_start_line, edit.region_end_line, edit.new_region
