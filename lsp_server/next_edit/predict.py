@@ -50,9 +50,10 @@ class Attempt:
 
 
 def _canvas_len(n_tokens: int) -> int | None:
-    """The bucket for the region as it is, with room to grow by a quarter (or None: too long)."""
+    """The bucket for the region as it is, with room to grow by a quarter where a bucket has it (or
+    None: the region alone is longer than the largest)."""
     want = n_tokens + max(4, n_tokens // 4)
-    fits = [b for b in CANVAS_BUCKETS if b >= want]
+    fits = [b for b in CANVAS_BUCKETS if b >= want] or [b for b in CANVAS_BUCKETS if b > n_tokens]
     return fits[0] if fits else None
 
 
