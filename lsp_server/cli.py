@@ -1,4 +1,4 @@
-"""`redraft` console script: serve | complete | apply | train | eval | demo."""
+"""`redraft` console script: serve | complete | apply | next-edit | train | eval | demo."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +12,8 @@ commands:
   serve      run the language server (stdio; --tcp HOST:PORT)
   complete   FILE LINE COL: print one completion (LINE and COL are 1-based; COL counts characters)
   apply      FILE SNIPPET: apply a lazy edit snippet (`# ... existing code ...`) (redraft apply --help)
+  next-edit  FILE --line L --col C [--history DIFF]: print the predicted next edit as JSON
+             (LINE and COL are 0-based; COL counts characters) (redraft next-edit --help)
   train      train or fine-tune the model (redraft train --help)
   eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
              dev-lines (exact match on held-out functions' lines)
@@ -96,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     if cmd == "apply":
         from .apply.cli import main as apply_main
         return apply_main(rest)
+    if cmd == "next-edit":
+        from .next_edit.cli import main as next_edit_main
+        return next_edit_main(rest)
     if cmd == "average":
         return cmd_average(rest)
     if cmd == "serve":

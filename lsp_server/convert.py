@@ -31,7 +31,7 @@ __all__ = [
     "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "position_from_json",
     "apply_change", "change_span", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
     "InlineCompletionItemWithData", "without_lone_surrogates", "split_lines", "line_hunks", "LineHunk",
-    "to_workspace_edit",
+    "to_workspace_edit", "plain_json", "next_edit_params", "to_next_edit", "next_edit_region",
 ]
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
@@ -316,3 +316,83 @@ def to_workspace_edit(uri: str, version: int | None, old: str, hunks: list[LineH
         return types.WorkspaceEdit(changes={uri: edits})
     doc = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=doc, edits=edits)])
+
+
+# --------------------------------------------------------------------------- next edits
+
+def plain_json(value: Any) -> Any:
+    """pygls hands a method lsprotocol has no type for its params as namedtuples (dicts, nested,
+    become `Object(...)`): back to dicts and lists."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: plain_json(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items()}
+    return value
+
+
+def next_edit_params(params: Any) -> tuple[str, int | None, types.Position]:
+    """`{"textDocument": {"uri", "version"?}, "position": {"line", "character"}}` (the params of
+    `textDocument/copilotInlineEdit` and `redraft/nextEdit`, which lsprotocol has no type for; as
+    JSON or as pygls' namedtuples) -> (uri, version or None, position). ValueError says what is
+    wrong."""
+    params = plain_json(params)
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be an object, not {type(params).__name__}")
+    doc, pos = params.get("textDocument"), params.get("position")
+    if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str):
+        raise ValueError("textDocument.uri must be a string")
+    version = doc.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise ValueError("textDocument.version must be an integer or null")
+    if not isinstance(pos, dict):
+        raise ValueError("position must be an object {line, character}")
+    for name in ("line", "character"):
+        v = pos.get(name)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _UINTEGER_MAX:
+            raise ValueError(f"position.{name} must be an integer from 0 to {_UINTEGER_MAX}")
+    return doc["uri"], version, types.Position(line=pos["line"], character=pos["character"])
+
+
+def _range_json(r: types.Range) -> dict[str, Any]:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def to_next_edit(edit: Any, index: LineIndex) -> dict[str, Any]:
+    """NextEdit (code-point offsets into index.text) -> `{"range", "text"}` in index's encoding
+    (utf-32: code points). An end of the span between the "\\r" and "\\n" of a CRLF (a position
+    cannot address it) moves out of the CRLF, the replaced character going into the text."""
+    text, a, b, new = index.text, edit.start, edit.end, edit.text
+    if 0 < a < len(text) and text[a - 1] == "\r" and text[a] == "\n":
+        a, new = a - 1, "\r" + new
+    if 0 < b < len(text) and text[b - 1] == "\r" and text[b] == "\n":
+        b, new = b + 1, new + "\n"
+    return {"range": _range_json(index.range(a, b)), "text": new}
+
+
+def _newline_line_start(text: str, line: int) -> int | None:
+    """Offset where "\\n"-line `line` (the predictor's lines) starts; None past the last line."""
+    pos, n = 0, len(text)
+    while line > 0 and pos < n:
+        end = min(pos + _CHUNK, n)
+        k = text.count("\n", pos, end)
+        if k >= line:
+            for _ in range(line):
+                pos = text.index("\n", pos) + 1
+            return pos
+        line -= k
+        pos = end
+    return None if line > 0 else pos
+
+
+def next_edit_region(edit: Any, index: LineIndex) -> dict[str, Any]:
+    """The lines the model rewrote, with the line break after them, as `{"range", "text"}`: from
+    the region's first line's start to the next line's start (or the text's end), so that applying
+    it changes the text exactly as applying the edit does."""
+    text = index.text
+    a = _newline_line_start(text, edit.region_start_line) or 0
+    b = _newline_line_start(text, edit.region_end_line)
+    new = edit.new_region if b is None else edit.new_region + "\n"
+    return {"range": _range_json(index.range(a, len(text) if b is None else b)), "text": new}

@@ -7,11 +7,14 @@ completion: Helix, Zed); `workspace/executeCommand` for `redraft.accept`, `redra
 feedback reports), `redraft.stats` and `redraft.applyEdit` (merge a lazy edit snippet into an open
 document; the client applies the result through `workspace/applyEdit`);
 `workspace/didChangeConfiguration`; the `redraft/status` notification (model state, effort, on/off)
-for clients that announce `experimental.redraftStatus`. The editor clients that use all this live
+for clients that announce `experimental.redraftStatus`; next-edit prediction as
+`textDocument/copilotInlineEdit` and `redraft/nextEdit` (custom requests, advertised as
+`capabilities.experimental.redraftNextEdit`). The editor clients that use all this live
 in editors/. Handlers stay small and delegate: documents.py (text sync), completions.py (requests,
-cancellation, staleness), engine_host.py (the model), apply_command.py (redraft.applyEdit),
-settings.py, feedback.py, convert.py (every LSP <-> internal conversion), protocol.py (the
-validation layer in front of pygls' dispatch, and other pygls adjustments).
+cancellation, staleness), next_edits.py (the same for next edits), engine_host.py (the model),
+apply_command.py (redraft.applyEdit), settings.py, feedback.py, convert.py (every LSP <-> internal
+conversion), protocol.py (the validation layer in front of pygls' dispatch, and other pygls
+adjustments).
 
 Nothing here may take the process down: malformed messages get a JSON-RPC error, requests that
 cannot be served answer empty, problems are reported with window/logMessage or showMessage.
@@ -33,14 +36,17 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import lsp_method
 
 from .apply_command import ApplyService
 from .completions import CompletionService
-from .convert import normalize_encoding, to_completion_item, to_inline_item
+from .convert import (next_edit_params, next_edit_region, normalize_encoding, to_completion_item, to_inline_item,
+                      to_next_edit)
 from .documents import DocumentStore
 from .engine_host import EngineHost
 from .feedback import FeedbackLog
 from .next_edit.history import EditHistory
+from .next_edits import NextEditService, Outcome, stats_of
 from .protocol import RedraftProtocol, converter_factory, read_messages
 from .settings import EFFORT_NAMES, Settings, parse_settings
 
@@ -50,13 +56,27 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
     __version__ = "0.0.0"
 
 logger = logging.getLogger("redraft.server")
+COPILOT_INLINE_EDIT = "textDocument/copilotInlineEdit"
+NEXT_EDIT = "redraft/nextEdit"
+EXPERIMENTAL = {"redraftNextEdit": True}  # capabilities.experimental: what clients can tell from it
+
+
+class ServerProtocol(RedraftProtocol):
+    """RedraftProtocol, and EXPERIMENTAL in the server's capabilities (pygls builds them after the
+    initialize handler has run, from the standard features only)."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {**(result.capabilities.experimental or {}), **EXPERIMENTAL}
+        return result
 
 
 class RedraftServer(LanguageServer):
     """The LanguageServer plus the state its handlers delegate to (also the engine's `Reporter`)."""
 
     def __init__(self) -> None:
-        super().__init__("redraft", __version__, protocol_cls=RedraftProtocol, converter_factory=converter_factory,
+        super().__init__("redraft", __version__, protocol_cls=ServerProtocol, converter_factory=converter_factory,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.settings = Settings()
         self.docs = DocumentStore()
@@ -64,6 +84,7 @@ class RedraftServer(LanguageServer):
         self.feedback = FeedbackLog()
         self.host = EngineHost(self)
         self.completions = CompletionService(self.host, self.docs, self)
+        self.next_edits = NextEditService(self.host, self.docs, self.history, self)
         self.applier = ApplyService(self.docs)
 
     # -- Reporter ---------------------------------------------------------------------------------
@@ -121,6 +142,15 @@ class RedraftServer(LanguageServer):
         if self.host.started:  # reload only if the model settings changed (start() is a no-op otherwise)
             self.host.start(self.settings)
             self.status_changed()
+
+    async def next_edit(self, params: Any) -> Outcome | None:
+        """The next-edit requests' params (untyped: lsprotocol has no type for them, so pygls
+        hands them over as namedtuples) -> a prediction, or None; a wrong shape is InvalidParams."""
+        try:
+            uri, version, position = next_edit_params(params)
+        except ValueError as e:
+            raise JsonRpcInvalidParams(f"Invalid params: {e}") from None
+        return await self.next_edits.predict(uri, position, self.encoding, self.settings, version)
 
     def report(self, verdict: str, args: tuple[Any, ...]) -> dict[str, int]:
         if len(args) > 1 or (args and not isinstance(args[0], dict)):
@@ -180,12 +210,14 @@ def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: RedraftServer, params: None) -> None:
+    ls.next_edits.shutdown()
     ls.completions.shutdown()
     ls.applier.shutdown()
 
 
 @server.feature(types.EXIT)
 def on_exit(ls: RedraftServer, params: None) -> None:
+    ls.next_edits.shutdown()
     ls.completions.shutdown()
     ls.applier.shutdown()
     ls.protocol.closed = True  # a load or a denoising still running must not write to a closed stdout
@@ -205,6 +237,7 @@ async def on_configuration(ls: RedraftServer, params: types.DidChangeConfigurati
 def on_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
     ls.completions.invalidate(doc.uri)
+    ls.next_edits.invalidate(doc.uri)
     ls.docs.open(doc.uri, doc.text, doc.version, doc.language_id)
     ls.history.forget(doc.uri)  # a (re)open gives a new text: older hunks do not apply to it
 
@@ -213,6 +246,7 @@ def on_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
 def on_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.completions.invalidate(uri)  # in-flight results for the old text are stale: stop them now
+    ls.next_edits.invalidate(uri)
     before = ls.docs.get(uri)
     doc = ls.docs.change(uri, params.text_document.version, params.content_changes, ls.encoding)
     if doc is None:
@@ -225,6 +259,7 @@ def on_change(ls: RedraftServer, params: types.DidChangeTextDocumentParams) -> N
 def on_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.completions.invalidate(uri, "closed")
+    ls.next_edits.invalidate(uri, "closed")
     ls.docs.close(uri)
     ls.host.forget(uri)
     ls.history.forget(uri)
@@ -250,6 +285,30 @@ async def on_completion(ls: RedraftServer, params: types.CompletionParams) -> ty
     return types.CompletionList(is_incomplete=True, items=[to_completion_item(out.completion, out.index, out.payload)])
 
 
+@server.feature(COPILOT_INLINE_EDIT)
+async def on_copilot_inline_edit(ls: RedraftServer, params: Any) -> dict[str, Any]:
+    """`{textDocument: {uri, version?}, position}` -> `{edits: [{range, text, textDocument}]}`: the
+    next edit near the cursor (Copilot's inline-edit request), none when the model sees none."""
+    out = await ls.next_edit(params)
+    if out is None or out.edit is None:
+        return {"edits": []}
+    document = {"uri": out.uri, "version": out.version}
+    return {"edits": [{**to_next_edit(out.edit, out.index), "textDocument": document}]}
+
+
+@server.feature(NEXT_EDIT)
+async def on_next_edit(ls: RedraftServer, params: Any) -> dict[str, Any]:
+    """The same as copilotInlineEdit, plus `region` (the whole lines the model rewrote, as
+    {range, text}), `confidence` and `forwardPasses`; region and confidence null without an edit."""
+    out = await ls.next_edit(params)
+    if out is None or out.edit is None:
+        return {"edits": [], "region": None, "confidence": None, "forwardPasses": out.forward_passes if out else 0}
+    document = {"uri": out.uri, "version": out.version}
+    return {"edits": [{**to_next_edit(out.edit, out.index), "textDocument": document}],
+            "region": next_edit_region(out.edit, out.index), "confidence": out.edit.confidence,
+            "forwardPasses": out.forward_passes}
+
+
 @server.command("redraft.accept")
 def on_accept(ls: RedraftServer, *args: Any) -> dict[str, int]:
     return ls.report("accepted", args)
@@ -266,7 +325,7 @@ def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     so that a client can check that the server's copy matches its own, and its recent edits' count."""
     out = {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
-           "documents": len(ls.docs), "settings": asdict(ls.settings)}
+           "documents": len(ls.docs), "settings": asdict(ls.settings), "nextEdit": stats_of(ls.next_edits)}
     uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
     if isinstance(uri, str):
         out["document"] = ls.docs.fingerprint(uri)

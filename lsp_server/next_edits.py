@@ -1,0 +1,211 @@
+"""Next-edit requests (`textDocument/copilotInlineEdit`, `redraft/nextEdit`): LSP position + the
+document's recent edits -> `Engine.next_edit` on the model thread -> an edit that is still current,
+or nothing.
+
+The design is completions.py's (read it first): a `Ticket` per request, newest per document wins;
+the client's `$/cancelRequest` sets the ticket (the worker stops at its next check) and re-raises,
+so pygls answers RequestCancelled; didChange/didClose stop the document's tickets (`invalidate`);
+the `Document` snapshot is compared before anything is returned; all model work runs on the host's
+one model thread; anything that goes wrong is logged and answers empty. Specific to next edits:
+* A request may name the version it was made for: another version answers empty at once.
+* The history is the document's recent edits (`EditHistory.pairs`, oldest first, at most
+  HISTORY), read with the snapshot, when the request starts.
+* A window: the predictor splits its text into lines and scans them all for jump targets, so it
+  gets only the whole lines within WINDOW_CHARS of the cursor (`window`, `predict_at`): a 10 MB
+  document costs what a small one does. A cursor line longer than MAX_LINE_CHARS (more than any
+  canvas holds) answers empty without the model.
+* `should_stop` is checked once before the engine starts (a request overtaken while it waited
+  for the model thread returns at once) and by the sampler before every denoising step;
+  `debugStepDelayMs` (the test hook) pauses at every check. A region the model agrees with (no
+  edit) takes one forward pass and no check in between.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Callable
+
+from lsprotocol import types
+
+from .completions import Ticket
+from .convert import LineIndex, without_lone_surrogates
+from .documents import Document, DocumentStore
+from .engine_host import EngineHost, Reporter
+from .next_edit.history import EditHistory
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .next_edit.predict import NextEdit
+    from .pipeline import Engine
+
+KIND = "next-edit"
+HISTORY = 5                 # edits shown to the model at most (model/edits.py MAX_HISTORY)
+WINDOW_CHARS = 64_000       # the predictor reads whole lines within this many characters either way
+MAX_LINE_CHARS = 16_000     # a longer cursor line fits no canvas (128 tokens of at most ~73 characters)
+
+
+@dataclass
+class Outcome:
+    edit: "NextEdit | None"     # in document terms (offsets, "\n"-lines); None: the model sees no edit
+    index: LineIndex            # over the text the edit was computed for
+    uri: str
+    version: int | None
+    forward_passes: int
+
+
+def window(text: str, offset: int) -> tuple[int, int] | None:
+    """[start, end) of the whole lines within WINDOW_CHARS of `offset`, its own line always in
+    (start at a line start, end at a "\\n" or the text's end); None when that line is too long."""
+    first = text.rfind("\n", 0, offset) + 1
+    last = text.find("\n", offset)
+    last = len(text) if last < 0 else last
+    if last - first > MAX_LINE_CHARS:
+        return None
+    lo, hi = offset - WINDOW_CHARS, offset + WINDOW_CHARS
+    after = text.find("\n", lo - 1) if lo > 0 else -1
+    start = 0 if lo <= 0 else (first if after < 0 else min(first, after + 1))
+    end = len(text) if hi >= len(text) else max(last, text.rfind("\n", 0, hi + 1))
+    return start, end
+
+
+def predict_at(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str,
+               effort: str, should_stop: Callable[[], bool] | None = None) -> tuple["NextEdit | None", int]:
+    """`Engine.next_edit` on the window around `offset` (a code-point offset into `text`): (the
+    edit in `text`'s offsets and "\\n"-lines, or None; forward passes)."""
+    span = window(text, offset)
+    if span is None:
+        return None, 0
+    a, b = span
+    part = without_lone_surrogates(text[a:b])  # the tokenizer rejects lone surrogates (same length)
+    rel = offset - a
+    line, col = part.count("\n", 0, rel), rel - (part.rfind("\n", 0, rel) + 1)
+    edit, passes = engine.next_edit(part, line, col, history, uri, effort, should_stop)
+    if edit is None or a == 0:
+        return edit, passes
+    above = text.count("\n", 0, a)
+    return replace(edit, start=edit.start + a, end=edit.end + a, region_start_line=edit.region_start_line + above,
+                   region_end_line=edit.region_end_line + above), passes
+
+
+def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
+             ticket: Ticket, delay_s: float, before: Callable[[], None]) -> tuple["NextEdit | None", int]:
+    """The model thread. (None, 0) when stopped (the ticket says why and at which check)."""
+    from .pipeline import Cancelled
+
+    def should_stop() -> bool:
+        if delay_s:
+            ticket.stop.wait(delay_s)  # test hook; wakes at once on cancellation
+        if ticket.stop.is_set():
+            return True
+        ticket.steps += 1
+        return False
+
+    if ticket.stop.is_set():
+        ticket.stopped_at = 0
+        return None, 0
+    before()
+    try:
+        if should_stop():
+            raise Cancelled()
+        return predict_at(engine, text, offset, history, uri, effort, should_stop)
+    except Cancelled:
+        ticket.stopped_at = ticket.steps
+        return None, 0
+
+
+class NextEditService:
+    def __init__(self, host: EngineHost, docs: DocumentStore, history: EditHistory, reporter: Reporter) -> None:
+        self._host, self._docs, self._history, self._reporter = host, docs, history, reporter
+        self._inflight: dict[tuple[str, str], Ticket] = {}
+        self.stats: Counter[str] = Counter()
+        self._last_stopped: Ticket | None = None
+
+    def invalidate(self, uri: str, reason: str = "stale") -> None:
+        """The document changed or closed: stop its request now (its result would be stale)."""
+        ticket = self._inflight.get((uri, KIND))
+        if ticket is not None:
+            ticket.cancel(reason)
+
+    def shutdown(self) -> None:
+        for ticket in list(self._inflight.values()):
+            ticket.cancel("shutdown")
+
+    @property
+    def last_stopped_at_step(self) -> int | None:
+        """Checks the last stopped request had passed when it stopped (0: before the model ran)."""
+        return None if self._last_stopped is None else self._last_stopped.stopped_at
+
+    async def predict(self, uri: str, position: types.Position, encoding: str, settings: Settings,
+                      version: int | None = None) -> Outcome | None:
+        self.stats["requests"] += 1
+        if not settings.enabled:
+            return self._skip("disabled")
+        doc = self._docs.get(uri)
+        if doc is None:
+            return self._skip("unknown-document", f"next edit for {uri}: the document is not open")
+        if version is not None and version != doc.version:
+            return self._skip("version-mismatch", f"next edit for version {version} of {uri}, "
+                              f"which is at version {doc.version}: answered empty")
+        if not settings.language_enabled(doc.language_id):
+            return self._skip("language-disabled")
+        index = LineIndex(doc.text, encoding)
+        if not index.has_line(position.line):
+            return self._skip("outside-document", f"next edit at line {position.line} of {uri}: "
+                              "the document has fewer lines")
+        offset = index.offset(position)
+        if window(doc.text, offset) is None:
+            return self._skip("line-too-long")
+        history = self._history.pairs(uri, HISTORY)
+        ticket = self._begin(uri)
+        try:
+            return await self._run(doc, index, offset, history, settings, ticket)
+        except asyncio.CancelledError:
+            ticket.cancel("cancelled")  # the client's $/cancelRequest: stop the worker, answer -32800
+            self.stats["cancelled"] += 1
+            raise
+        finally:
+            if self._inflight.get(ticket.key) is ticket:
+                del self._inflight[ticket.key]
+            if ticket.reason is not None:
+                self._last_stopped = ticket
+
+    async def _run(self, doc: Document, index: LineIndex, offset: int, history: list[tuple[str, str]],
+                   settings: Settings, ticket: Ticket) -> Outcome | None:
+        engine = await self._host.get(settings)
+        if engine is None:
+            return self._skip("no-model")
+        loop = asyncio.get_running_loop()
+        try:
+            edit, passes = await loop.run_in_executor(
+                self._host.model_thread, _predict, engine, doc.text, offset, history, doc.uri, settings.effort,
+                ticket, settings.debug_step_delay_ms / 1000, self._host.fit_threads)
+        except Exception as e:  # noqa: BLE001 - a failed prediction answers empty, the server lives on
+            return self._skip("error", f"next edit failed for {doc.uri}: {type(e).__name__}: {e}",
+                              types.MessageType.Error)
+        self.stats["forward_passes"] += passes
+        if ticket.reason is not None:
+            return self._skip(ticket.reason)
+        if self._docs.get(doc.uri) is not doc:
+            return self._skip("stale")  # the document changed while the model ran
+        self.stats["completed" if edit is not None else "no-edit"] += 1
+        return Outcome(edit, index, doc.uri, doc.version, passes)
+
+    def _begin(self, uri: str) -> Ticket:
+        ticket = Ticket((uri, KIND))
+        older = self._inflight.get(ticket.key)
+        if older is not None:
+            older.cancel("superseded")
+        self._inflight[ticket.key] = ticket
+        return ticket
+
+    def _skip(self, why: str, message: str | None = None, level: types.MessageType = types.MessageType.Log) -> None:
+        self.stats[why] += 1
+        if message:
+            self._reporter.log(level, message)
+        return None
+
+
+def stats_of(service: NextEditService) -> dict[str, Any]:
+    """What `redraft.stats` shows under "nextEdit"."""
+    return {**service.stats, "lastStoppedAtStep": service.last_stopped_at_step}
