@@ -168,6 +168,8 @@ SOURCE_SUFFIXES = {".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".rs", ".go", ".
 class Example:
     tokens: list[int]   # context + canvas (targets in the canvas, fillers included)
     n_ctx: int          # context length; the canvas is the rest
+    draft: list[int] | None = None   # next-edit rows: a first guess per canvas position (the region
+                                     # as it is), shown where the canvas is not masked (objective.py)
 
 
 def fim_context(tok: Tokenizer, prefix_ids: list[int], suffix_ids: list[int]) -> list[int]:

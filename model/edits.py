@@ -167,7 +167,8 @@ def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Ra
     ctx = edit_context(tok, task, seq_len - L)
     if ctx is None:
         return None
-    return Example(ctx + new + [tok.eom_id] * (L - len(new)), len(ctx))
+    draft = (tok.encode(task.region) + [tok.eom_id] * L)[:L]
+    return Example(ctx + new + [tok.eom_id] * (L - len(new)), len(ctx), draft)
 
 
 # ----------------------------------------------------------------------------- steps -> case

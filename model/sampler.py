@@ -169,10 +169,11 @@ def generate(
     `length` (-1: the last content token) and need it.
     context: the context's token ids as they are (another task's layout, e.g. next-edit
     prediction's model/edits.py); prefix_ids/suffix_ids are then ignored.
-    draft: a first guess at the canvas's content (next-edit: the region as it is now). The canvas
-    starts as [draft | <eom> ...]; one forward pass scores it, and only the positions whose token the
-    model doubts (probability below the effort's threshold) are masked and decoded as usual; a draft
-    the model fully agrees with costs that one pass."""
+    draft: a first guess at the canvas's content (next-edit: the region as it is now), for a model
+    trained with draft rows (model/objective.py). The canvas starts as [draft | <eom> ...]; one
+    forward pass predicts every position, the sure ones are committed (mostly the draft's own
+    tokens) and only the rest are masked and decoded as usual: a region the model leaves as it is
+    costs that one pass."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
@@ -183,9 +184,6 @@ def generate(
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)
     conf_of = torch.zeros(L, device=dev)
     steps = 0
-    if draft is not None:
-        canvas, conf_of = _doubt(model, tok, kv, draft, C, L, eff.threshold)
-        steps = 1
     if length is not None:
         length = max(1, min(length, L))
         canvas[length:] = tok.eom_id
@@ -206,6 +204,9 @@ def generate(
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L, device=dev)[None]
     bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
+    if draft is not None:
+        canvas, conf_of = _doubt(model, tok, kv, draft, C, L, eff.threshold, bias)
+        steps = 1
     while bool((masked := canvas == tok.mask_id).any()):
         check_cancelled(should_stop)
         h, _ = model(canvas[None], pos, past=kv)
@@ -247,22 +248,22 @@ def generate(
 
 
 def _doubt(model: Transformer, tok: Tokenizer, kv: list[KV], draft: list[int], C: int, L: int,
-           threshold: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """[draft | <eom> ...] (L,) after one forward pass: every position whose token has probability
-    below `threshold` is masked again (a doubted filler masks everything after it too: the content
-    may grow there). Returns (canvas, confidence of the kept tokens)."""
+           threshold: float, bias: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One forward pass over [draft | <eom> ...] (L,): a model trained with draft rows
+    (model/objective.py) predicts every position's token. Positions whose prediction passes
+    `threshold` are committed to it (mostly the draft's own token), the rest are masked and decoded
+    as usual; a filler that is not sure masks everything after it too (the content may grow there).
+    Returns (canvas, confidence of the committed positions)."""
     dev = model.tok_emb.weight.device
     ids = (list(draft) + [tok.eom_id] * L)[:L]
     canvas = torch.tensor(ids, dtype=torch.long, device=dev)
     h, _ = model(canvas[None], torch.arange(C, C + L, device=dev)[None], past=kv)
-    probs = torch.softmax(model.logits(h[0]).float(), dim=-1)
-    conf = probs.gather(-1, canvas[:, None]).squeeze(-1)
+    picked, conf = pick(model.logits(h[0]).float() + bias, tok.eom_id, 0.0, None)
     doubted = conf < threshold
-    is_eom = canvas == tok.eom_id
-    first_doubted_eom = (doubted & is_eom).nonzero()
-    if len(first_doubted_eom):
-        doubted[int(first_doubted_eom[0]):] = True
-    canvas = torch.where(doubted, torch.full_like(canvas, tok.mask_id), canvas)
+    unsure_eom = (doubted & (picked == tok.eom_id)).nonzero()
+    if len(unsure_eom):
+        doubted[int(unsure_eom[0]):] = True
+    canvas = torch.where(doubted, torch.full_like(canvas, tok.mask_id), picked)
     return canvas, torch.where(doubted, torch.zeros_like(conf), conf)
 
 

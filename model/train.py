@@ -200,9 +200,11 @@ def train(cfg: TrainConfig) -> Path:
         t_step = time.time()
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step, progress)
-        tokens, n_ctx, n_can = next(batches)
+        tokens, n_ctx, n_can, *rest = next(batches)
+        draft = rest[0].to(dev) if rest else None
         with amp:
-            loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight)
+            loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight,
+                                  draft=draft)
         loss.backward()
         gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
         opt.step()

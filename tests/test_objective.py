@@ -70,3 +70,20 @@ def test_loss_matches_the_objective_written_out():
         want = _reference_loss(m, tokens, n_ctx, n_can, torch.Generator().manual_seed(3), ar_weight)
         assert abs(got.item() - want.item()) < 1e-5, (ar_weight, got.item(), want.item())
         assert abs(stats["loss"] - want.item()) < 1e-5  # the loss takes its cross-entropy in float32
+
+
+def test_draft_rows_show_the_draft_where_unmasked_and_supervise_every_canvas_position():
+    """Next-edit rows (model/edits.py) carry a draft: the canvas positions not masked show the draft
+    token instead of the target and are supervised too; rows without a draft are masked as before."""
+    exs = [Example(list(range(10, 40)), n_ctx=20, draft=[90 + i for i in range(10)]),
+           Example(list(range(10, 40)), n_ctx=20)]
+    tokens, n_ctx, n_can, draft = collate(exs, pad_id=0, seq_len=32)
+    assert (draft[0, 20:30] == torch.arange(90, 100)).all() and (draft[0, :20] == -1).all() and (draft[1] == -1).all()
+    g = torch.Generator().manual_seed(0)
+    noisy, supervised, _ = noise(tokens, n_ctx, n_can, MASK, g, t=torch.tensor([0.3, 0.3]), draft=draft)
+    row0, row1 = noisy[0, 20:30], noisy[1, 20:30]
+    assert supervised[0, 20:30].all() and not supervised[0, :20].any()          # every canvas position
+    assert ((row0 == MASK) | (row0 == draft[0, 20:30])).all() and (row0 != MASK).any()
+    assert ((row1 == MASK) | (row1 == tokens[1, 20:30])).all()                  # plain row: targets or masks
+    assert torch.equal(supervised[1], noisy[1] == MASK)
+    assert collate(exs[1:], pad_id=0, seq_len=32).__len__() == 3                 # no draft: the old shape

@@ -1,9 +1,9 @@
 """The next edit: from the recent edits and the cursor, the edit the user is about to make.
 
 One pass of the model over a region of the document (model/edits.py: the layout shared with
-training): the region around the cursor first; the canvas starts as the region as it is (`draft`,
-model/sampler.py), so a region the model agrees with costs one forward pass and only the positions
-it doubts are decoded again. "No edit" is the region unchanged. When the cursor's region stays
+training): the region around the cursor first. The canvas starts as the region as it is (DRAFT),
+so a region the model leaves alone costs one forward pass and only the positions it is unsure of
+are decoded again. "No edit" is the region unchanged. When the cursor's region stays
 unchanged, the places where the last edit's removed words still occur (a rename carried on further
 down) are tried as regions too, nearest first (`MAX_JUMPS`): a jump.
 
@@ -23,6 +23,10 @@ from model.sampler import ContextCache, generate
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
 MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
+# Start the canvas from the region as it is (model/sampler.py `draft`): right for a model trained
+# with draft rows (model/objective.py); a model trained only on masks (default-v8) predicts nothing
+# useful at a draft position (measured: p < 0.05 for the draft's own tokens).
+DRAFT = True
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -69,7 +73,7 @@ def rewrite(model, tok, seq_len: int, task: EditTask, effort: str = "low", cache
     if ctx is None:
         return None
     res = generate(model, tok, [], [], canvas_len=L, effort=effort, cache=cache, should_stop=should_stop,
-                   context=ctx, draft=draft)
+                   context=ctx, draft=draft if DRAFT else None)
     return res.text, min(res.confidences, default=1.0), res.forward_passes
 
 
