@@ -478,3 +478,14 @@ def test_random_lazy_snippets_apply_exactly_or_refuse(src, language, marker):
             assert r.text == "\n".join(new) + "\n", (i, j, k)
             applied += 1
     assert applied >= 100
+
+
+def test_decorators_the_snippet_leaves_out_are_kept():
+    """A method shown without its decorators (as Rust keeps attributes): the decorators stay."""
+    src = "class A:\n    @property\n    def size(self):\n        return 1\n\n    def other(self):\n        return 2\n"
+    assert ok(src, "    def size(self):\n        return 2\n") == src.replace("return 1", "return 2")
+    multi = "@pytest.mark.parametrize(\n    'x', [1],\n)\ndef test(x):\n    assert x\n"
+    assert ok(multi, "def test(x):\n    assert x == 1\n") == multi.replace("assert x\n", "assert x == 1\n")
+    # a snippet that shows decorators replaces them
+    assert ok(src, "    @cached_property\n    def size(self):\n        return 2\n") == \
+        src.replace("@property", "@cached_property").replace("return 1", "return 2")
