@@ -25,15 +25,17 @@ def lua_str(s: str | Path) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def setup_init(settings: str = "") -> str:
+def setup_init(settings: str = "", options: str = "") -> str:
     """An init.lua that loads the plugin the way a user does, with the venv's server, one torch
-    thread (the machine is small and busy) and `settings` (Lua table fields) for the server."""
+    thread (the machine is small and busy), `settings` (Lua table fields) for the server and
+    `options` (Lua table fields) for setup()."""
     return f"""
 vim.opt.rtp:prepend({lua_str(PLUGIN)})
 vim.o.swapfile = false
 require("redraft").setup({{
   cmd = {{ {lua_str(REDRAFT)}, "serve" }},
   settings = {{ threads = 1, {settings} }},
+  {options}
 }})
 """
 
@@ -137,12 +139,15 @@ class Nvim:
 
 
 # A scripted in-process language server (vim.lsp.Config `cmd` may be a function): answers
-# inlineCompletion with `fake.reply(params, n)` after `fake.delay` ms, logs every message in
-# `fake.log`, honours $/cancelRequest unless `fake.ignore_cancel`. Positions in UTF-16, so the
+# inlineCompletion with `fake.reply(params, n)` after `fake.delay` ms and redraft/nextEdit with
+# `fake.next_edit(params, n)` after `fake.next_delay` ms (advertised as `fake.experimental`), logs
+# every message in `fake.log`, honours $/cancelRequest unless `fake.ignore_cancel`. Positions in UTF-16, so the
 # plugin's conversions are exercised with an encoding other than the real server's UTF-8.
 FAKE_SERVER = """
-_G.fake = { log = {}, cancelled = {}, delay = 0, ignore_cancel = false, n = 0 }
+_G.fake = { log = {}, cancelled = {}, delay = 0, ignore_cancel = false, n = 0, next_n = 0, next_delay = 0,
+  experimental = { redraftNextEdit = true } }
 fake.reply = function() return { items = {} } end
+fake.next_edit = function() return { edits = {} } end
 local function server(dispatchers)
   local closing, next_id = false, 0
   local srv = {}
@@ -153,10 +158,14 @@ local function server(dispatchers)
     if method == 'initialize' then
       result = { capabilities = { positionEncoding = 'utf-16', textDocumentSync = 2,
         inlineCompletionProvider = vim.empty_dict(), completionProvider = vim.empty_dict(),
-        executeCommandProvider = { commands = { 'redraft.accept', 'redraft.reject' } } } }
+        executeCommandProvider = { commands = { 'redraft.accept', 'redraft.reject' } },
+        experimental = fake.experimental } }
     elseif method == 'textDocument/inlineCompletion' then
       fake.n = fake.n + 1
       result, delay = fake.reply(params, fake.n), fake.delay
+    elseif method == 'redraft/nextEdit' then
+      fake.next_n = fake.next_n + 1
+      result, delay = fake.next_edit(params, fake.next_n), fake.next_delay
     end
     vim.defer_fn(function()
       if fake.cancelled[id] and not fake.ignore_cancel then
@@ -181,9 +190,10 @@ end
 vim.opt.rtp:prepend(%s)
 vim.o.swapfile = false
 %s
-require('redraft').setup({ cmd = server })
+require('redraft').setup({ cmd = server, %s })
 """
 
 
-def fake_init(before_setup: str = "") -> str:
-    return FAKE_SERVER % (lua_str(PLUGIN), before_setup)
+def fake_init(before_setup: str = "", options: str = "") -> str:
+    """`before_setup`: Lua run before setup(); `options`: setup() options (Lua table fields)."""
+    return FAKE_SERVER % (lua_str(PLUGIN), before_setup, options)

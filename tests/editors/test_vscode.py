@@ -69,7 +69,7 @@ def test_manifest_settings_match_the_server() -> None:
 
     props = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"]
     sent = {k.removeprefix("redraft."): v["default"] for k, v in props.items()
-            if not k.startswith(("redraft.server.", "redraft.trace."))}
+            if not k.startswith(("redraft.server.", "redraft.trace.", "redraft.nextEdit."))}  # client-only
     settings, problems, ignored = parse_settings({"redraft": sent})
     assert (problems, ignored) == ([], [])
     assert settings == Settings(), "a contributed default differs from the server's"

@@ -17,3 +17,4 @@ command('Effort', '?', 'redraft: show or set the effort (instant, low, medium, h
 end)
 command('Status', 0, 'redraft: show the plugin, the server and the model state')
 command('ApplyClipboard', '?', 'redraft: merge the edit snippet in the clipboard (or {reg}) into the buffer')
+command('NextEdit', 0, 'redraft: ask for the next edit at the cursor now (Tab jumps to it, Tab again applies it)')

@@ -1,7 +1,8 @@
 // The redraft extension: one LanguageClient for `redraft serve`. vscode-languageclient 11 registers
 // LSP 3.18 inline completion itself; this file adds settings, the status bar item, commands, the
-// accept/reject reports and "Apply Snippet from Clipboard". The logic lives in modules without
-// `vscode` (config, command, feedback, status, applyEdit), which the unit tests cover.
+// accept/reject reports, "Apply Snippet from Clipboard" and next edits (nextEdit.ts). The logic
+// lives in modules without `vscode` (config, command, feedback, status, applyEdit, nextEditLogic),
+// which the unit tests cover.
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -16,6 +17,7 @@ import { resolveServerCommand, ServerCommandError } from './command';
 import { changeAction, EFFORT_DETAILS, EFFORTS, isEffort, serverPayload } from './config';
 import { CLIENT_ACCEPTED, FeedbackTracker, SERVER_ACCEPT, SERVER_REJECT, wrapAcceptCommands } from './feedback';
 import { applyNotification, statusView, type Status } from './status';
+import { NextEditController } from './nextEdit';
 
 /** Languages the server can serve; it answers empty for those not in `redraft.enabledLanguages`. */
 export const LANGUAGES = ['python', 'javascript', 'typescript', 'javascriptreact', 'typescriptreact', 'rust', 'go'];
@@ -26,6 +28,7 @@ let lifecycle: Promise<void> = Promise.resolve(); // start/stop/restart, one at 
 let restartQueued = false;
 let output: vscode.LogOutputChannel;
 let item: vscode.StatusBarItem;
+let nextEdits: NextEditController | undefined;
 let status: Status = { phase: 'starting', message: '', effort: 'low', enabled: true };
 
 const config = () => vscode.workspace.getConfiguration('redraft');
@@ -48,10 +51,12 @@ export function activate(context: vscode.ExtensionContext): void {
   item.command = 'redraft.toggle';
   setStatus({ phase: 'starting', message: '', effort: String(config().get('effort', 'low')), enabled: config().get('enabled', true) });
   item.show();
+  nextEdits = new NextEditController({ client: () => client, languages: LANGUAGES, log: output });
   const command = vscode.commands.registerCommand;
   context.subscriptions.push(
     output,
     item,
+    nextEdits,
     command('redraft.toggle', () => update('enabled', !config().get('enabled', true))),
     command('redraft.enable', () => update('enabled', true)),
     command('redraft.disable', () => update('enabled', false)),
@@ -128,6 +133,7 @@ async function stop(): Promise<void> {
   const c = client;
   client = undefined;
   tracker.clear();
+  nextEdits?.reset();
   if (!c) return;
   stopping = true;
   try {
@@ -151,9 +157,12 @@ function clientOptions(): LanguageClientOptions {
       provideInlineCompletionItems: async (document, position, context, token, next) => {
         tracker.requested();
         if (!config().get('enabled', true)) return null;
+        if (nextEdits?.holdsInline(document)) return null; // a next edit is shown: Tab is its key
         const result = await next(document, position, context, token);
-        if (result && !token.isCancellationRequested) {
-          tracker.shown(wrapAcceptCommands(Array.isArray(result) ? result : result.items));
+        if (!token.isCancellationRequested) {
+          const items = result ? (Array.isArray(result) ? result : result.items) : [];
+          if (result) tracker.shown(wrapAcceptCommands(items));
+          nextEdits?.noteInline(document, items.length); // ghost text goes first
         }
         return result;
       },

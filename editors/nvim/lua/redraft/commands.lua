@@ -1,5 +1,5 @@
--- :RedraftToggle, :RedraftEffort {level}, :RedraftStatus, :RedraftApplyClipboard [reg] (defined in
--- plugin/redraft.lua).
+-- :RedraftToggle, :RedraftEffort {level}, :RedraftStatus, :RedraftApplyClipboard [reg],
+-- :RedraftNextEdit (defined in plugin/redraft.lua).
 local util = require('redraft.util')
 local config = require('redraft.config')
 
@@ -48,6 +48,9 @@ local function client_lines(client)
       model.message and ('(' .. tostring(model.message) .. ')') or '', tostring(settings.effort),
       table.concat(settings.enabled_languages or {}, ' '))
     lines[#lines + 1] = '  requests: ' .. vim.inspect(stats.requests or {}, { newline = ' ', indent = '' })
+    lines[#lines + 1] = ('  next edits: %s, %s'):format(
+      require('redraft.nextedit').supported(client) and 'offered' or 'not offered by this server',
+      vim.inspect(stats.nextEdit or {}, { newline = ' ', indent = '' }))
   else
     lines[#lines + 1] = '  (no answer to redraft.stats: ' .. tostring(reply and reply.err and reply.err.message) .. ')'
   end
@@ -136,6 +139,11 @@ function C.applyclipboard(_, args)
       vim.notify(summary(result))
     end
   end, bufnr)
+end
+
+--- Ask for a next edit at the cursor now (also with `next_edit.enabled = false`).
+function C.nextedit(redraft)
+  redraft.next_edit(vim.api.nvim_get_current_buf())
 end
 
 return C

@@ -16,6 +16,8 @@ M.defaults = {
   popup = true, -- vim.lsp.completion.enable(..., { autotrigger = false }) and 'omnifunc'
   trigger_on_insert_enter = true, -- also ask when entering insert mode
   keymaps = { accept = '<Tab>', dismiss = '<C-]>' }, -- a key set to false is not mapped
+  -- next edits (redraft/nextEdit): asked for automatically after a pause (false: :RedraftNextEdit only)
+  next_edit = { enabled = true, debounce_ms = 300 },
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -32,6 +34,7 @@ local function check(opts)
     popup = 'boolean',
     trigger_on_insert_enter = 'boolean',
     keymaps = 'table',
+    next_edit = 'table',
   }
   local unknown = {}
   for key, value in pairs(opts) do
@@ -41,6 +44,14 @@ local function check(opts)
       unknown[#unknown + 1] = tostring(key)
     elseif not vim.tbl_contains(want, type(value)) then
       return nil, ('option %s must be a %s, got %s'):format(key, table.concat(want, ' or '), type(value))
+    end
+  end
+  local next_edit = { enabled = 'boolean', debounce_ms = 'number' }
+  for key, value in pairs(type(opts.next_edit) == 'table' and opts.next_edit or {}) do
+    if not next_edit[key] then
+      unknown[#unknown + 1] = 'next_edit.' .. tostring(key)
+    elseif type(value) ~= next_edit[key] then
+      return nil, ('option next_edit.%s must be a %s, got %s'):format(key, next_edit[key], type(value))
     end
   end
   return unknown

@@ -62,6 +62,8 @@ local function request(bufnr)
     return
   elseif vim.fn.pumvisible() == 1 then
     return -- the popup menu is open: it has the keys (and <Tab> would be ambiguous)
+  elseif require('redraft.nextedit').visible(bufnr) then
+    return -- a next edit is on screen: <Tab> is its key
   end
   local client = vim.lsp.get_client_by_id(s.client_id)
   if not client then
@@ -87,7 +89,7 @@ local function request(bufnr)
       return
     end
     local r, c = cursor()
-    if r ~= row or c ~= col or not in_insert() then
+    if r ~= row or c ~= col or not in_insert() or require('redraft.nextedit').visible(bufnr) then
       return
     end
     local sh = suggestion.pick(bufnr, result, row, col, encoding)
@@ -181,6 +183,12 @@ end
 
 function M.attached(bufnr)
   return bufs[bufnr] ~= nil
+end
+
+--- Whether a request is waiting for its debounce or its answer.
+function M.busy(bufnr)
+  local s = bufs[bufnr or api.nvim_get_current_buf()]
+  return s ~= nil and (s.req ~= nil or s.timer:is_active())
 end
 
 function M.visible(bufnr)

@@ -1,4 +1,4 @@
--- redraft.nvim: inline completions from `redraft serve`.
+-- redraft.nvim: inline completions and next edits from `redraft serve`.
 --   require('redraft').setup({})   -- see :help redraft
 -- This file must load on any Neovim (0.7 included): everything newer than 0.7 is used only after
 -- the version check in setup().
@@ -31,30 +31,35 @@ local function set_keymaps(bufnr)
   local keys = M.options.keymaps
   if keys.accept then
     vim.keymap.set('i', keys.accept, function()
-      return M.accept(bufnr) and '' or keys.accept
-    end, { buffer = bufnr, expr = true, desc = 'redraft: accept the suggestion' })
+      return (require('redraft.nextedit').tab_later(bufnr) or M.accept(bufnr)) and '' or keys.accept
+    end, { buffer = bufnr, expr = true, desc = 'redraft: accept the suggestion, or jump to/apply the next edit' })
   end
   if keys.dismiss and not native_mode() then
     vim.keymap.set('i', keys.dismiss, function()
-      if not M.visible(bufnr) then
+      local nextedit = require('redraft.nextedit')
+      if not (M.visible(bufnr) or nextedit.visible(bufnr)) then
         return keys.dismiss
       end
       vim.schedule(function()
         require('redraft.ghost').dismiss(bufnr)
+        nextedit.dismiss(bufnr) -- also a next edit due after the ghost text
       end)
       return ''
-    end, { buffer = bufnr, expr = true, desc = 'redraft: dismiss the suggestion' })
+    end, { buffer = bufnr, expr = true, desc = 'redraft: dismiss the suggestion or the next edit' })
   end
 end
 
 local function attach(client, bufnr)
   local o = M.options
+  require('redraft.nextedit').attach(client, bufnr)
   if o.ghost_text then
     if native_mode() then
       require('redraft.native').attach(client, bufnr, M.enabled)
     else
       require('redraft.ghost').attach(client, bufnr)
     end
+  end
+  if o.ghost_text or o.next_edit.enabled then
     set_keymaps(bufnr)
   end
   if o.popup then
@@ -91,6 +96,7 @@ end
 
 local function highlight()
   api.nvim_set_hl(0, 'RedraftGhost', { link = 'Comment', default = true })
+  require('redraft.nextedit_view').highlight()
 end
 
 function M.setup(opts)
@@ -108,6 +114,7 @@ function M.setup(opts)
   end
   M.options = o
   require('redraft.ghost').configure(o)
+  require('redraft.nextedit').configure(o)
   local cmd = o.cmd or config.base().cmd
   if type(cmd) == 'table' and vim.fn.executable(cmd[1]) == 0 then
     vim.notify(('redraft: %q is not executable; put redraft on PATH or set `cmd` in setup()')
@@ -126,6 +133,7 @@ function M.setup(opts)
     local client = vim.lsp.get_client_by_id(ev.data.client_id)
     if client and client.name == 'redraft' then
       require('redraft.ghost').detach(ev.buf)
+      require('redraft.nextedit').detach(ev.buf)
     end
   end })
   start_server(o, group)
@@ -155,7 +163,24 @@ function M.visible(bufnr)
 end
 
 function M.dismiss(bufnr)
-  return M.options ~= nil and not native_mode() and require('redraft.ghost').dismiss(bufnr)
+  if not M.options then
+    return false
+  end
+  local edit = require('redraft.nextedit').dismiss(bufnr)
+  return (not native_mode() and require('redraft.ghost').dismiss(bufnr)) or edit
+end
+
+--- Request a next edit at the cursor now (:RedraftNextEdit); it is shown when it arrives.
+function M.next_edit(bufnr)
+  if M.options then
+    require('redraft.nextedit').request(bufnr, true)
+  end
+end
+
+--- <Tab> on a next edit: jump to it, or apply it when the cursor is on its lines. Returns
+--- 'jump', 'apply' or false (none shown). Not from an <expr> mapping (textlock).
+function M.next_edit_tab(bufnr)
+  return M.options ~= nil and require('redraft.nextedit').on_tab(bufnr)
 end
 
 --- Set a server setting on every running redraft client (and for clients started later).
@@ -186,6 +211,7 @@ function M.toggle()
   else
     require('redraft.ghost').set_enabled(M.enabled)
   end
+  require('redraft.nextedit').set_enabled(M.enabled)
   M.set_server_setting('enabled', M.enabled)
   vim.notify('redraft: completions ' .. (M.enabled and 'on' or 'off'))
   return M.enabled

@@ -13,8 +13,10 @@
 // Scenario, in a Python file with CJK and an emoji before the cursor: type "(", ghost text appears;
 // Backspace and "(" again (the first item must be reported rejected); Tab must insert exactly the
 // ghost text at the cursor (checked on disk) and be reported accepted; Ctrl+Space shows redraft's
-// popup item and Enter inserts it at the cursor; the status bar item toggles suggestions off and
-// on; a missing server executable gives the error that names `redraft.server.path`.
+// popup item and Enter inserts it at the cursor; "redraft: Suggest Next Edit" shows an edit (Tab
+// jumps to it, Tab applies it, Escape dismisses one) or says there is none (the model is not trained
+// for next edits: which one it is varies); the status bar item toggles suggestions off and on; a
+// missing server executable gives the error that names `redraft.server.path`.
 // Exits 1 with a message, failure.png and the extension's log on any failure.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -115,6 +117,7 @@ async function main() {
     fail(`Enter inserted ${JSON.stringify(popupText)}, the popup label was ${JSON.stringify(row.label)}`);
   }
   mark('popup_accepted', `inserted ${JSON.stringify(popupText)} at the cursor`);
+  await nextEdit();
 
   // The status bar item toggles redraft.enabled (written to the user settings).
   for (const [enabled, text] of [[false, 'redraft: off'], [true, 'redraft: low']]) {
@@ -135,6 +138,40 @@ async function main() {
   await sleep(500); // let the notification finish sliding in
   await page.screenshot({ path: path.join(cfg.outDir, 'missing-server.png') });
   mark('missing_server_error', JSON.stringify(toast.slice(0, 160)));
+}
+
+/** "redraft: Suggest Next Edit": an edit shown (its hint, Tab, Tab: a change on disk; then Escape
+ * dismisses another) or the "no next edit here" message. */
+async function nextEdit() {
+  const before = readFileSync(path.join(cfg.workspace, FILE), 'utf8');
+  const ask = async () => {
+    await page.keyboard.press('F1');
+    await page.keyboard.type('redraft: Suggest Next Edit');
+    await sleep(500);
+    await page.keyboard.press('Enter');
+    return waitFor(async () => (await nextEditHint()) || page.evaluate(() => [...document.querySelectorAll('.notification-toast')]
+      .map((e) => e.textContent).find((t) => t.includes('no next edit here'))), LIMIT.ghost, 'a next edit or "no next edit here"');
+  };
+  const first = await ask();
+  if (first.includes('no next edit here')) return mark('next_edit', 'the model proposed none');
+  if (first.includes('jump to edit')) {
+    await page.keyboard.press('Tab');
+    await waitFor(async () => (await nextEditHint()).includes('apply edit'), LIMIT.ui, 'Tab to jump to the next edit');
+  }
+  await page.keyboard.press('Tab');
+  const after = await saveAndRead(before);
+  mark('next_edit', `${first}; Tab applied it (${before.length} -> ${after.length} characters)`);
+  if ((await ask()).includes('Tab: ')) {
+    await page.keyboard.press('Escape');
+    await waitFor(async () => !(await nextEditHint()), LIMIT.ui, 'Escape to dismiss the next edit');
+    mark('next_edit_dismissed');
+  }
+}
+
+/** The next edit's hint: an `after` decoration ("Tab: jump to edit (line N)" or "Tab: apply edit"). */
+function nextEditHint() {
+  return page.evaluate(() => [...document.querySelectorAll('.monaco-editor .view-lines span')]
+    .map((e) => getComputedStyle(e, '::after').content).find((c) => c.includes('Tab: ')) ?? '');
 }
 
 function readSettings() {

@@ -17,11 +17,11 @@ function reader(user: Record<string, unknown> = {}): ConfigReader {
   };
 }
 
-test('every server key is a contributed setting, and every other setting is server.* or trace.*', () => {
+test('every server key is a contributed setting, and every other setting is nextEdit.enabled, server.* or trace.*', () => {
   const contributed = Object.keys(properties).map((k) => k.replace(/^redraft\./, ''));
   for (const key of SERVER_KEYS) assert.ok(contributed.includes(key), `redraft.${key} missing from package.json`);
   const clientOnly = contributed.filter((k) => !(SERVER_KEYS as readonly string[]).includes(k)).sort();
-  assert.deepEqual(clientOnly, ['server.args', 'server.path', 'trace.server']);
+  assert.deepEqual(clientOnly, ['nextEdit.enabled', 'server.args', 'server.path', 'trace.server']);
 });
 
 test('defaults become the initializationOptions the server expects', () => {
