@@ -200,7 +200,7 @@ EDIT_LUA = ('return { edits = { { range = { start = { line = 1, character = %d }
 
 @pytest.fixture
 def fake(tmp_path):
-    nv = Nvim(tmp_path, fake_init(options="next_edit = { debounce_ms = 100 }"))
+    nv = Nvim(tmp_path, fake_init(options="next_edit = { enabled = true, debounce_ms = 100 }"))
     yield nv
     nv.close()
 
@@ -249,7 +249,7 @@ def test_an_answer_for_an_older_text_is_dropped(fake):
 
 
 def test_ghost_text_first_and_no_request_without_the_capability(tmp_path):
-    nv = Nvim(tmp_path, fake_init("fake.experimental = vim.empty_dict()", "next_edit = { debounce_ms = 50, bogus = 1 }"))
+    nv = Nvim(tmp_path, fake_init("fake.experimental = vim.empty_dict()", "next_edit = { enabled = true, debounce_ms = 50, bogus = 1 }"))
     try:
         assert "ignoring unknown setup() options next_edit.bogus" in nv.nv.command_output("messages")
         nv.edit("nocap.py", TEXT)
@@ -264,7 +264,7 @@ def test_ghost_text_first_and_no_request_without_the_capability(tmp_path):
             "redraft: this server does not offer next edits (experimental.redraftNextEdit)"]
     finally:
         nv.close()
-    nv = Nvim(tmp_path, fake_init(options="next_edit = { debounce_ms = 50 }"))
+    nv = Nvim(tmp_path, fake_init(options="next_edit = { enabled = true, debounce_ms = 50 }"))
     try:
         nv.edit("ghost.py", TEXT)
         nv.wait_attached()

@@ -103,7 +103,7 @@ export class NextEditController implements vscode.Disposable {
   }
 
   private enabled(): boolean {
-    return vscode.workspace.getConfiguration('redraft').get<boolean>(ENABLED_SETTING, true);
+    return vscode.workspace.getConfiguration('redraft').get<boolean>(ENABLED_SETTING, false);
   }
 
   private docRef(document: vscode.TextDocument): DocRef | undefined {

@@ -158,5 +158,5 @@ test('package.json contributes the commands, the keybindings on the context key 
   }
   assert.ok(keys.escape.when.split(' && ').includes(CONTEXT_KEY));
   const setting = manifest.contributes.configuration.properties['redraft.nextEdit.enabled'];
-  assert.deepEqual([setting.type, setting.default], ['boolean', true]);
+  assert.deepEqual([setting.type, setting.default], ['boolean', false]);
 });
