@@ -149,16 +149,9 @@ local function stop(bufnr, reason)
 end
 
 function M.attach(client, bufnr)
-  if bufs[bufnr] then
-    bufs[bufnr].client_id = client.id
+  local au = util.attach_buffer(bufs, client, bufnr, 'redraft.ghost')
+  if not au then
     return
-  end
-  bufs[bufnr] = { client_id = client.id, timer = assert((vim.uv or vim.loop).new_timer()) }
-  local group = api.nvim_create_augroup('redraft.ghost.' .. bufnr, { clear = true })
-  local function au(events, fn)
-    api.nvim_create_autocmd(events, { group = group, buffer = bufnr, callback = function()
-      fn(bufnr)
-    end })
   end
   au({ 'TextChangedI', 'CursorMovedI' }, on_change)
   au('InsertEnter', function(b)

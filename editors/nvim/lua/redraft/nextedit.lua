@@ -259,16 +259,9 @@ function M.state(bufnr)
 end
 
 function M.attach(client, bufnr)
-  if bufs[bufnr] then
-    bufs[bufnr].client_id = client.id
+  local au = util.attach_buffer(bufs, client, bufnr, 'redraft.nextedit')
+  if not au then
     return
-  end
-  bufs[bufnr] = { client_id = client.id, timer = assert((vim.uv or vim.loop).new_timer()) }
-  local group = api.nvim_create_augroup('redraft.nextedit.' .. bufnr, { clear = true })
-  local function au(events, fn)
-    api.nvim_create_autocmd(events, { group = group, buffer = bufnr, callback = function()
-      fn(bufnr)
-    end })
   end
   au('TextChangedI', function(b)
     hide(b)

@@ -73,4 +73,21 @@ function M.version()
   return ('%d.%d.%d'):format(v.major, v.minor, v.patch)
 end
 
+--- A feature's per-buffer state (`bufs[bufnr]`: the client's id and a timer), made by the first
+--- attach; returns `au(events, fn)`, which registers buffer-local autocmds (in their own augroup,
+--- `name.bufnr`) calling fn(bufnr). A later attach only updates the client id and returns nil.
+function M.attach_buffer(bufs, client, bufnr, name)
+  if bufs[bufnr] then
+    bufs[bufnr].client_id = client.id
+    return nil
+  end
+  bufs[bufnr] = { client_id = client.id, timer = assert((vim.uv or vim.loop).new_timer()) }
+  local group = vim.api.nvim_create_augroup(name .. '.' .. bufnr, { clear = true })
+  return function(events, fn)
+    vim.api.nvim_create_autocmd(events, { group = group, buffer = bufnr, callback = function()
+      fn(bufnr)
+    end })
+  end
+end
+
 return M
