@@ -246,17 +246,20 @@ def example_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int) ->
             yield ex
 
 
-def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0):
-    """Collated batches (tokens, n_ctx, n_canvas) forever. workers > 0: built in that many
+def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0,
+                 examples=None):
+    """Collated batches (tokens, n_ctx, n_canvas[, draft]) forever. workers > 0: built in that many
     processes (a GPU eats batches faster than one Python process tokenizes them), each with its own
-    seed; workers = 0: in this process (two CPU cores have none to spare)."""
+    seed; workers = 0: in this process (two CPU cores have none to spare). `examples(seed)`: the
+    example stream (default: example_stream over texts; model/edits.py mixes in next-edit rows)."""
     import torch
     from .objective import collate
 
     class Batches(torch.utils.data.IterableDataset):
         def __iter__(self):
             info = torch.utils.data.get_worker_info()
-            stream = example_stream(texts, tok, seq_len, seed if info is None else seed * 1009 + info.id)
+            s = seed if info is None else seed * 1009 + info.id
+            stream = examples(s) if examples is not None else example_stream(texts, tok, seq_len, s)
             while True:
                 yield collate([next(stream) for _ in range(batch_size)], tok.pad_id, seq_len)
 

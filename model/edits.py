@@ -318,17 +318,6 @@ def mixed_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int, edit
 def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0,
                  edit_share: float = 0.0):
     """model/data.py's batch_stream over mixed_stream (`redraft train --edit-share`)."""
-    import torch
-    from .objective import collate
-
-    class Batches(torch.utils.data.IterableDataset):
-        def __iter__(self):
-            info = torch.utils.data.get_worker_info()
-            stream = mixed_stream(texts, tok, seq_len, seed if info is None else seed * 1009 + info.id, edit_share)
-            while True:
-                yield collate([next(stream) for _ in range(batch_size)], tok.pad_id, seq_len)
-
-    if workers <= 0:
-        return iter(Batches())
-    return iter(torch.utils.data.DataLoader(Batches(), batch_size=None, num_workers=workers, prefetch_factor=4,
-                                            persistent_workers=True, pin_memory=torch.cuda.is_available()))
+    from . import data
+    return data.batch_stream(texts, tok, seq_len, batch_size, seed, workers,
+                             examples=lambda s: mixed_stream(texts, tok, seq_len, s, edit_share))
