@@ -24,20 +24,9 @@ local function in_insert()
   return api.nvim_get_mode().mode:sub(1, 1) == 'i'
 end
 
-local function cursor()
-  local c = api.nvim_win_get_cursor(0)
-  return c[1] - 1, c[2]
-end
+local cursor = util.cursor
 
-local function cancel_inflight(s)
-  if s.req then
-    local client = vim.lsp.get_client_by_id(s.req.client_id)
-    if client then
-      pcall(util.cancel, client, s.req.id)
-    end
-    s.req = nil
-  end
-end
+local cancel_inflight = util.cancel_inflight
 
 --- Remove the suggestion from the screen. `reason` 'accepted' and 'typed' report nothing;
 --- anything else ('dismissed', 'overwritten', ...) sends redraft.reject with the payload.

@@ -29,10 +29,7 @@ function M.configure(opts)
   tab_key = opts.keymaps.accept
 end
 
-local function cursor()
-  local c = api.nvim_win_get_cursor(0)
-  return c[1] - 1, c[2]
-end
+local cursor = util.cursor
 
 local function tick(bufnr)
   return api.nvim_buf_get_changedtick(bufnr)
@@ -44,15 +41,7 @@ function M.supported(client)
   return type(exp) == 'table' and exp.redraftNextEdit == true
 end
 
-local function cancel_inflight(s)
-  if s.req then
-    local client = vim.lsp.get_client_by_id(s.req.client_id)
-    if client then
-      pcall(util.cancel, client, s.req.id)
-    end
-    s.req = nil
-  end
-end
+local cancel_inflight = util.cancel_inflight
 
 local function hide(bufnr)
   local s = bufs[bufnr]

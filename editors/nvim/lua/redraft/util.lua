@@ -90,4 +90,21 @@ function M.attach_buffer(bufs, client, bufnr, name)
   end
 end
 
+--- The cursor of the current window as 0-based (row, byte column).
+function M.cursor()
+  local c = vim.api.nvim_win_get_cursor(0)
+  return c[1] - 1, c[2]
+end
+
+--- Cancel a feature's request in flight (`s.req`: { client_id, id }) and forget it.
+function M.cancel_inflight(s)
+  if s.req then
+    local client = vim.lsp.get_client_by_id(s.req.client_id)
+    if client then
+      pcall(M.cancel, client, s.req.id)
+    end
+    s.req = nil
+  end
+end
+
 return M
