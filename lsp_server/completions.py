@@ -96,9 +96,12 @@ def with_selection(comp: "Completion", text: str, a: int, b: int, n: int) -> "Co
     return replace(comp, text=new, start=a, end=b + max(0, comp.end - cursor))
 
 
-class CompletionService:
-    def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter) -> None:
-        self._host, self._docs, self._reporter = host, docs, reporter
+class TicketBoard:
+    """The requests in flight of one service, newest per (uri, kind) wins, and its counters: shared
+    by completions and next edits (next_edits.py)."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self._reporter = reporter
         self._inflight: dict[tuple[str, str], Ticket] = {}
         self.stats: Counter[str] = Counter()
         self._last_stopped: Ticket | None = None
@@ -109,9 +112,45 @@ class CompletionService:
             if u == uri:
                 ticket.cancel(reason)
 
-    def shutdown(self) -> None:
+    def cancel_all(self) -> None:
         for ticket in list(self._inflight.values()):
             ticket.cancel("shutdown")
+
+    @property
+    def last_stopped_at_step(self) -> int | None:
+        """Denoising steps the last stopped request had run when should_stop stopped it (None: it
+        is still on its way to the next check, or none was stopped)."""
+        return None if self._last_stopped is None else self._last_stopped.stopped_at
+
+    def _begin(self, uri: str, kind: str) -> Ticket:
+        ticket = Ticket((uri, kind))
+        older = self._inflight.get(ticket.key)
+        if older is not None:
+            older.cancel("superseded")
+        self._inflight[ticket.key] = ticket
+        return ticket
+
+    def _end(self, ticket: Ticket) -> None:
+        if self._inflight.get(ticket.key) is ticket:
+            del self._inflight[ticket.key]
+        if ticket.reason is not None:
+            self._last_stopped = ticket
+
+    def _skip(self, why: str, message: str | None = None,
+              level: types.MessageType = types.MessageType.Log) -> None:
+        self.stats[why] += 1
+        if message:
+            self._reporter.log(level, message)
+        return None
+
+
+class CompletionService(TicketBoard):
+    def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter) -> None:
+        super().__init__(reporter)
+        self._host, self._docs = host, docs
+
+    def shutdown(self) -> None:
+        self.cancel_all()
         self._host.shutdown()
 
     async def complete(self, uri: str, position: types.Position, encoding: str, settings: Settings,
@@ -140,14 +179,6 @@ class CompletionService:
             raise
         finally:
             self._end(ticket)
-            if ticket.reason is not None:
-                self._last_stopped = ticket
-
-    @property
-    def last_stopped_at_step(self) -> int | None:
-        """Denoising steps the last stopped request had run when should_stop stopped it (None: it
-        is still on its way to the next check, or none was stopped)."""
-        return None if self._last_stopped is None else self._last_stopped.stopped_at
 
     async def _run_with_selection(self, doc: Document, index: LineIndex, offset: int,
                                   selected: types.SelectedCompletionInfo, settings: Settings, kind: str,
@@ -197,22 +228,3 @@ class CompletionService:
             return self._skip("empty")
         self.stats["completed"] += 1
         return Outcome(comp, index, feedback_payload(comp, doc.uri, new_completion_id(), kind))
-
-    def _begin(self, uri: str, kind: str) -> Ticket:
-        ticket = Ticket((uri, kind))
-        older = self._inflight.get(ticket.key)
-        if older is not None:
-            older.cancel("superseded")
-        self._inflight[ticket.key] = ticket
-        return ticket
-
-    def _end(self, ticket: Ticket) -> None:
-        if self._inflight.get(ticket.key) is ticket:
-            del self._inflight[ticket.key]
-
-    def _skip(self, why: str, message: str | None = None,
-              level: types.MessageType = types.MessageType.Log) -> None:
-        self.stats[why] += 1
-        if message:
-            self._reporter.log(level, message)
-        return None

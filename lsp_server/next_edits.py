@@ -22,13 +22,12 @@ one model thread; anything that goes wrong is logged and answers empty. Specific
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from .completions import Ticket
+from .completions import Ticket, TicketBoard
 from .convert import LineIndex, without_lone_surrogates
 from .documents import Document, DocumentStore
 from .engine_host import EngineHost, Reporter
@@ -114,27 +113,13 @@ def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, 
         return None, 0
 
 
-class NextEditService:
+class NextEditService(TicketBoard):
     def __init__(self, host: EngineHost, docs: DocumentStore, history: EditHistory, reporter: Reporter) -> None:
-        self._host, self._docs, self._history, self._reporter = host, docs, history, reporter
-        self._inflight: dict[tuple[str, str], Ticket] = {}
-        self.stats: Counter[str] = Counter()
-        self._last_stopped: Ticket | None = None
-
-    def invalidate(self, uri: str, reason: str = "stale") -> None:
-        """The document changed or closed: stop its request now (its result would be stale)."""
-        ticket = self._inflight.get((uri, KIND))
-        if ticket is not None:
-            ticket.cancel(reason)
+        super().__init__(reporter)
+        self._host, self._docs, self._history = host, docs, history
 
     def shutdown(self) -> None:
-        for ticket in list(self._inflight.values()):
-            ticket.cancel("shutdown")
-
-    @property
-    def last_stopped_at_step(self) -> int | None:
-        """Checks the last stopped request had passed when it stopped (0: before the model ran)."""
-        return None if self._last_stopped is None else self._last_stopped.stopped_at
+        self.cancel_all()
 
     async def predict(self, uri: str, position: types.Position, encoding: str, settings: Settings,
                       version: int | None = None) -> Outcome | None:
@@ -157,7 +142,7 @@ class NextEditService:
         if window(doc.text, offset) is None:
             return self._skip("line-too-long")
         history = self._history.pairs(uri, HISTORY)
-        ticket = self._begin(uri)
+        ticket = self._begin(uri, KIND)
         try:
             return await self._run(doc, index, offset, history, settings, ticket)
         except asyncio.CancelledError:
@@ -165,10 +150,7 @@ class NextEditService:
             self.stats["cancelled"] += 1
             raise
         finally:
-            if self._inflight.get(ticket.key) is ticket:
-                del self._inflight[ticket.key]
-            if ticket.reason is not None:
-                self._last_stopped = ticket
+            self._end(ticket)
 
     async def _run(self, doc: Document, index: LineIndex, offset: int, history: list[tuple[str, str]],
                    settings: Settings, ticket: Ticket) -> Outcome | None:
@@ -190,20 +172,6 @@ class NextEditService:
             return self._skip("stale")  # the document changed while the model ran
         self.stats["completed" if edit is not None else "no-edit"] += 1
         return Outcome(edit, index, doc.uri, doc.version, passes)
-
-    def _begin(self, uri: str) -> Ticket:
-        ticket = Ticket((uri, KIND))
-        older = self._inflight.get(ticket.key)
-        if older is not None:
-            older.cancel("superseded")
-        self._inflight[ticket.key] = ticket
-        return ticket
-
-    def _skip(self, why: str, message: str | None = None, level: types.MessageType = types.MessageType.Log) -> None:
-        self.stats[why] += 1
-        if message:
-            self._reporter.log(level, message)
-        return None
 
 
 def stats_of(service: NextEditService) -> dict[str, Any]:
