@@ -40,7 +40,7 @@ from .definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 __all__ = ["MergeResult", "MergeRefused", "merge", "is_marker", "MAX_BYTES"]
 
 MAX_BYTES = 2 * 1024 * 1024
-ALIKE, ALIKE_MARGIN = 0.5, 0.15   # a definition picked by its likeness to the snippet's
+ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 
 
 @dataclass
@@ -390,9 +390,14 @@ def _alike(orig: list[str], o: Def, d: Def) -> bool:
     return not o.indent_text or not method(orig[o.comment_start:o.end + 1]) or method(d.text)
 
 
+_TOKEN = re.compile(r"\w+|\S")
+
+
 def _likeness(orig: list[str], o: Def, d: Def) -> float:
-    return difflib.SequenceMatcher(None, [l.strip() for l in orig[o.comment_start:o.end + 1]],
-                                   [l.strip() for l in d.text], autojunk=False).ratio()
+    """How alike two definitions are, token by token (a short function whose every line changed
+    is still most like its old self)."""
+    return difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(orig[o.comment_start:o.end + 1])),
+                                   _TOKEN.findall("\n".join(d.text)), autojunk=False).ratio()
 
 
 def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:

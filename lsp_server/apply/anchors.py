@@ -4,11 +4,20 @@ A fragment's first line and its last line are its anchors: both must be original
 whitespace ignored), and the fragment replaces the original region from the first to the last.
 When either matches several lines, every (head, tail) pair after the previous fragment and inside
 the fragment's block (no line indented less than the fragment between them) is a candidate, scored
-by how well the region agrees with the fragment: 2 x (the region's lines that the fragment has, in
-the same order) - (the region's length), so a region that would drop lines the fragment does not
-show scores low.  The best
-pair wins when it is the only best; an indented marker right before the fragment (the code it
-stands for stays inside that block) breaks ties; otherwise the merge refuses: it never guesses.
+by how well the region agrees with the fragment:
+
+* a heaviest common subsequence of the region's lines and the fragment's (exact, not difflib's
+  greedy blocks): a kept line with a word in it counts 1, a blank line or a lone brace 0, and every
+  line the region would drop costs 1;
+* plus RUN for each region line that continues the fragment's leading or trailing run (up to CAP at
+  each end): a region framed by the fragment's own first and last lines beats one that shares a
+  single generic line with it;
+* regions framed by FRAME lines at both ends, with words in them, as a unified diff's hunk is, are
+  preferred to all others, and what they drop between the frames they drop explicitly.
+
+After an indented marker, a fragment indented at least as deep stays in that marker's block.  The
+best candidate wins when it is the only best; the innermost block around the marker breaks ties;
+otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
 
@@ -21,6 +30,9 @@ __all__ = ["anchor", "same"]
 MAX_HEADS = 400
 GONE = 5                          # see _no_lost_definitions
 SLACK = 200                       # a region at most this much longer than twice the fragment
+FRAME = 3                         # lines of context that make a deletion explicit (_framed)
+CAP = 3                           # a run counts up to this many lines at each end
+RUN = 3                           # weight of a region line in the fragment's leading / trailing run
 
 
 class Ambiguous(Exception):
@@ -50,30 +62,104 @@ def _block_end(orig: list[str], start: int, indent: int) -> int:
     return len(orig)
 
 
+_WORD = re.compile(r"\w")
+
+
+def _worth(line: str) -> int:
+    """What a region line the fragment keeps counts for: 1, or 0 for a line with no word in it (a
+    blank line, a lone brace) that agrees with any place.  A line the region drops costs 1."""
+    return 1 if _WORD.search(line) else 0
+
+
+def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
+    """Lines of the region that continue the fragment's leading run (from a on) or its trailing run
+    (back from b), the two not overlapping, each up to CAP lines; a run of one line is chance and
+    counts 0: a region framed by the fragment's own first and last lines is where it goes."""
+    n = min(b - a + 1, len(want))
+    pre = 0
+    while pre < min(n, CAP) and orig[a + pre].strip() == want[pre]:
+        pre += 1
+    suf = 0
+    while pre + suf < n and suf < CAP and orig[b - suf].strip() == want[-1 - suf]:
+        suf += 1
+    return (pre if pre > 1 else 0) + (suf if suf > 1 else 0)
+
+
+def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = False) -> bool:
+    """The region starts with the fragment's first FRAME lines and ends with its last FRAME lines
+    (as a unified diff's hunk does): what it drops between them it drops explicitly.  `words`: each
+    frame has a line with a word in it (not only blank lines and braces)."""
+    n = b - a + 1
+    return n >= 2 * FRAME and len(want) >= 2 * FRAME and all(
+        orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
+        (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))
+
+
 def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
-    """(score, head, tail) for every candidate region."""
-    want = Counter(l.strip() for l in lines)
+    """(upper bound of the score, head, tail) for every candidate region."""
+    stripped = [l.strip() for l in lines]
+    want = Counter(stripped)
     last = lines[-1]
     for a in heads:
         limit = min(_block_end(orig, a, base), a + 2 * len(lines) + SLACK)
         have: Counter[str] = Counter()
-        matched = 0
+        matched = worth = 0
         for b in range(a, limit):
             t = orig[b].strip()
             have[t] += 1
             if have[t] <= want[t]:
                 matched += 1
+                worth += _worth(t)
             if b > a and same(orig[b], last):
-                yield 2 * matched - (b - a + 1), a, b
+                yield worth - (b - a + 1 - matched) + RUN * _runs(orig, stripped, a, b), a, b
+
+
+def _kept(region: list[str], want: list[str]) -> set[int]:
+    """The region's lines in a heaviest common subsequence with the fragment's (a line with a word
+    weighs 2, one without 1: see _worth).  Exact, unlike difflib's greedy blocks; sparse: only pairs
+    of equal lines are visited, with a Fenwick tree of prefix maxima over the fragment's lines."""
+    at: dict[str, list[int]] = {}
+    for j, t in enumerate(want):
+        at.setdefault(t, []).append(j)
+    m = len(want)
+    tree = [(0, -1)] * (m + 1)           # (weight, node) best over a prefix of the fragment
+    nodes: list[tuple[int, int]] = []    # (region line, previous node)
+
+    def query(j: int) -> tuple[int, int]:
+        best = (0, -1)
+        while j > 0:
+            best = max(best, tree[j])
+            j -= j & -j
+        return best
+
+    def update(j: int, val: tuple[int, int]) -> None:
+        j += 1
+        while j <= m:
+            if val > tree[j]:
+                tree[j] = val
+            j += j & -j
+
+    for i, t in enumerate(region):
+        w = 1 + _worth(t)
+        for j in reversed(at.get(t, ())):
+            v, prev = query(j)
+            nodes.append((i, prev))
+            update(j, (v + w, len(nodes) - 1))
+    kept: set[int] = set()
+    node = query(m)[1]
+    while node >= 0:
+        kept.add(nodes[node][0])
+        node = nodes[node][1]
+    return kept
 
 
 def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, int]:
     """(score, non-blank lines the region would drop) counting only lines that agree in order."""
     region = [l.strip() for l in orig[a:b + 1]]
-    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
-    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
-    return 2 * len(kept) - len(region), dropped
+    worth = sum(_worth(region[i]) for i in kept)
+    return worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b), dropped
 
 
 def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
@@ -81,6 +167,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     upper bound) until no remaining candidate can reach the best found; the best may not drop a
     definition silently (_no_lost_definitions)."""
     want = [l.strip() for l in lines]
+    cands = [c for c in cands if _framed(orig, want, c[1], c[2], words=True)] or cands
     best, top = None, []
     scored = []
     for ub, a, b in sorted(cands, key=lambda c: -c[0]):
@@ -90,7 +177,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         scored.append((score, a, b, dropped))
         best = score if best is None else max(best, score)
     top = [t for t in scored if t[0] == best]
-    if len(top) == 1 and top[0][3]:
+    if len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2]):
         _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
     return [t[:3] for t in top]
 
@@ -170,7 +257,20 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
     want = Counter(l.strip() for l in lines)
     have = Counter(l.strip() for l in orig[a:b + 1])
     matched = sum(min(n, want[t]) for t, n in have.items())
-    return 2 * matched - (b - a + 1), a, b
+    worth = sum(min(n, want[t]) * _worth(t) for t, n in have.items())
+    return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
+
+
+def _opens_file(orig: list[str], lines: list[str]) -> bool:
+    """The fragment's first few lines are new and the next two or more are the file's first lines,
+    with words in them (lines added at the start of the file, its own start as their anchor)."""
+    for k in range(1, min(FRAME, len(lines) - 2) + 1):
+        n = 0
+        while n < len(orig) and k + n < len(lines) and same(orig[n], lines[k + n]):
+            n += 1
+        if n >= 2 and sum(_worth(l.strip()) for l in orig[:n]) >= 2:
+            return True
+    return False
 
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
@@ -185,7 +285,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     start / end where the file does, if that replaces about as many lines as it brings."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
-    if not heads and at_start and orig:
+    if not heads and at_start and _opens_file(orig, lines):
+        heads = [0]                   # new lines first, then the file's own first lines
+    elif not heads and at_start and orig:
         heads, edge = [0], True
     if not heads:
         raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
@@ -210,6 +312,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if not cands:
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
             raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
+    if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
+        cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     cands = _best(orig, lines, cands, name)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1:

@@ -1,0 +1,147 @@
+"""Where apply's merge puts a fragment anchored by lines (lsp_server/apply/anchors.py): the choices
+that the benchmark's real edits taught it, each on real code (the standard library's modules) or a
+module written like the benchmark's failures."""
+import argparse
+import difflib
+import itertools
+import random
+import textwrap
+from pathlib import Path
+
+from lsp_server.apply import merge
+from lsp_server.apply.anchors import _kept, _worth
+
+M = "# ... existing code ..."
+TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8").split("\n")
+ARGPARSE = Path(argparse.__file__).read_text(encoding="utf-8").split("\n")
+
+
+def ok(original, snippet, language="python"):
+    r = merge(original, snippet, language)
+    assert r.ok, r.reason
+    return r.text
+
+
+def at(lines, prefix, start=0):
+    return next(i for i in range(start, len(lines)) if lines[i].startswith(prefix))
+
+
+def test_a_hunk_framed_by_three_lines_deletes_what_it_leaves_out():
+    # a unified diff's hunk: three lines of context on each side say exactly what goes between
+    s = at(TEXTWRAP, "    def _split_chunks(")
+    e = at(TEXTWRAP, "    def wrap(")
+    snippet = "\n".join([M] + TEXTWRAP[s - 3:s] + TEXTWRAP[e:e + 3] + [M]) + "\n"
+    assert ok("\n".join(TEXTWRAP), snippet) == "\n".join(TEXTWRAP[:s] + TEXTWRAP[e:])
+
+
+def test_a_method_without_its_class_goes_to_the_one_most_like_it_token_by_token():
+    # argparse has many `__call__`s; every line of _CountAction's changed, its tokens still match
+    c = at(ARGPARSE, "class _CountAction")
+    j = at(ARGPARSE, "    def __call__(", c)
+    body = ARGPARSE[j:j + 5]
+    assert body[-1].strip().startswith("setattr") and sum(l.startswith("    def __call__(") for l in ARGPARSE) > 5
+    new = [l.replace("count", "total") for l in body]
+    assert all(a != b for a, b in zip(body[1:], new[1:]))
+    out = ok("\n".join(ARGPARSE), "\n".join(new) + "\n")
+    assert out == "\n".join(ARGPARSE[:j] + new + ARGPARSE[j + 5:])
+
+
+SAMPLE = """import { operate } from '../util/lift';
+import { noop } from '../util/noop';
+import { OperatorSubscriber } from './OperatorSubscriber';
+export function sample(notifier) {
+    return operate((source, subscriber) => {
+        let hasValue = false;
+        notifier.subscribe(new OperatorSubscriber(subscriber, () => { hasValue = false; }, noop));
+    });
+}
+"""
+
+
+def test_lines_added_before_the_first_line_of_the_file():
+    snippet = ("import { innerFrom } from '../observable/innerFrom';\n"
+               "import { operate } from '../util/lift';\nimport { noop } from '../util/noop';\n"
+               "import { createOperatorSubscriber } from './OperatorSubscriber';\n"
+               "export function sample(notifier) {\n    // ... existing code ...\n")
+    out = ok(SAMPLE, snippet, "javascript")
+    assert out == ("import { innerFrom } from '../observable/innerFrom';\n"
+                   + SAMPLE.replace("import { OperatorSubscriber }", "import { createOperatorSubscriber }"))
+
+
+TESTS = '''def test_repeated_ref():
+    s = SchemaSerializer(
+        core_schema.tuple_schema(
+            [
+                core_schema.int_schema(ref='foobar'),
+                core_schema.int_schema(ref='foobar'),
+            ]
+        )
+    )
+    assert s.to_python((1, 2)) == (1, 2)
+
+
+def test_repeated_ref_in_list():
+    s = SchemaSerializer(
+        core_schema.tuple_schema(
+            [
+                core_schema.list_schema(core_schema.int_schema(ref='foobar')),
+                core_schema.int_schema(ref='foobar'),
+            ]
+        )
+    )
+    assert s.to_python(([1], 2)) == ([1], 2)
+'''
+
+
+def test_a_fragment_after_an_indented_marker_stays_in_that_block():
+    # the second test's list is more like the fragment, but the marker says: inside the first test
+    snippet = """# ... existing code ...
+def test_repeated_ref():
+    # ... existing code ...
+        core_schema.tuple_schema(
+            [
+                core_schema.list_schema(core_schema.int_schema(ref='foobar')),
+                core_schema.int_schema(ref='foobar'),
+            ]
+        )
+    # ... existing code ...
+# ... existing code ...
+"""
+    out = ok(TESTS, snippet)
+    first, second = out.split("\n\n\n")
+    assert "list_schema" in first and second == TESTS.split("\n\n\n")[1]
+
+
+def _heaviest(region, want):
+    """Brute force: the heaviest common subsequence's weight."""
+    best = {}
+    for i, j in itertools.product(range(len(region) + 1), range(len(want) + 1)):
+        if i == 0 or j == 0:
+            best[i, j] = 0
+            continue
+        w = best[i - 1, j - 1] + 1 + _worth(region[i - 1]) if region[i - 1] == want[j - 1] else 0
+        best[i, j] = max(best[i - 1, j], best[i, j - 1], w)
+    return best[len(region), len(want)]
+
+
+def test_the_agreement_is_an_exact_heaviest_common_subsequence():
+    rng = random.Random(23)
+    alphabet = ["", "}", "x = 1", "return x", "y = 2", "{"]
+    for _ in range(300):
+        region = [rng.choice(alphabet) for _ in range(rng.randint(0, 12))]
+        want = [rng.choice(alphabet) for _ in range(rng.randint(0, 12))]
+        kept = _kept(region, want)
+        assert sum(1 + _worth(region[i]) for i in kept) == _heaviest(region, want)
+        picked = [region[i] for i in sorted(kept)]      # in order, and a subsequence of `want`
+        it = iter(want)
+        assert all(any(p == w for w in it) for p in picked)
+
+
+def test_difflib_greedy_blocks_would_have_chosen_worse():
+    # the case that made the merge drop an `if` block: difflib matches the lone `}` first
+    region = ["return null;", "}", "", "// If source", "if (", "a &&", ") {", "debug();", "}", "", "return r;"]
+    want = ["return null;", "}", "", "const c = m;", "if (!c) {", "return c;", "}", "", "// If source",
+            "if (", "debug();", "}", "", "return r;"]
+    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    greedy = sum(1 + _worth(region[i]) for m in blocks for i in range(m.a, m.a + m.size))
+    assert sum(1 + _worth(region[i]) for i in _kept(region, want)) == _heaviest(region, want) >= greedy
