@@ -145,3 +145,42 @@ def test_difflib_greedy_blocks_would_have_chosen_worse():
     blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
     greedy = sum(1 + _worth(region[i]) for m in blocks for i in range(m.a, m.a + m.size))
     assert sum(1 + _worth(region[i]) for i in _kept(region, want)) == _heaviest(region, want) >= greedy
+
+
+INDENT = '''def indent(text, prefix, predicate=None):
+    if predicate is None:
+        def predicate(line):
+            return line.strip()
+
+    def prefixed_lines():
+        for line in text.splitlines(True):
+            yield (prefix + line if predicate(line) else line)
+    return ''.join(prefixed_lines())
+'''
+
+
+def test_a_function_nested_in_a_body_is_found_by_its_lines():
+    # no index of definitions holds `prefixed_lines`: it used to be refused as a new definition
+    snippet = """# ... existing code ...
+def indent(text, prefix, predicate=None):
+    # ... existing code ...
+    def prefixed_lines():
+        for line in text.splitlines(keepends=True):
+            yield (prefix + line if predicate(line) else line)
+    # ... existing code ...
+"""
+    assert ok(INDENT, snippet) == INDENT.replace("splitlines(True)", "splitlines(keepends=True)")
+
+
+def test_trailing_whitespace_is_the_snippets_on_new_lines_and_the_files_on_repeated_ones():
+    original = INDENT.replace("return line.strip()\n", "return line.strip()  \n")
+    snippet = """# ... existing code ...
+        def predicate(line):
+            return line.strip()
+    # ... existing code ...
+            yield (prefix + line if predicate(line) else line)
+    return "".join(prefixed_lines())   \n"""
+    out = ok(original, snippet)
+    assert "return line.strip()  \n" in out                      # the file's, though the snippet dropped it
+    assert out.endswith('return "".join(prefixed_lines())   \n')  # the snippet's, on the line it changes
+    assert out.replace("   \n", "\n").replace("  \n", "\n") == INDENT.replace("''.join", '"".join')

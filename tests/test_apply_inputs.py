@@ -107,7 +107,9 @@ def test_mixed_line_endings_keep_each_kept_line_as_it_was():
     end = mixed.index(old.split("\n")[1]) + len(old.split("\n")[1])
     end = end + (2 if mixed[end] == "\r" else 1)
     out = ok(mixed, snippet_for("python"), "python")
-    assert out == mixed[:at] + new + mixed[end:]         # the new lines get "\n", every other line is untouched
+    first = mixed.index("\n", at) + 1                    # the unchanged `def` line, with its own ending
+    assert mixed[first - 2] == "\r"
+    assert out == mixed[:first] + new.split("\n", 1)[1] + mixed[end:]   # new lines get "\n"; the rest is as it was
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -201,7 +201,7 @@ def _merge(original: str, snippet: str, language: str) -> str:
     if body == "":
         orig = []
     snip = snippet.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    snip = [l.rstrip() for l in snip]
+    snip = [l if l.strip() else "" for l in snip]    # trailing whitespace is the snippet's to keep
     snip = _match_indentation(orig, snip, lang.block_opener)
     frags = _split(snip)
     if not frags:
@@ -259,13 +259,26 @@ def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str
     for s, e, lines in edits:
         out.extend(orig[pos:s])
         kept.extend(orig[pos:s])
-        out.extend(lines)
+        out.extend(_as_written(orig[s:e], lines))
         pos = max(pos, e)
     out.extend(orig[pos:])
     kept.extend(orig[pos:])
     it = iter(out)
     if not all(any(k is o for o in it) for k in kept):   # every kept line survives, in order
         raise MergeRefused("internal: a kept line was lost")
+    return out
+
+
+def _as_written(old: list[str], new: list[str]) -> list[str]:
+    """The snippet's lines, except that those it repeats from the region they replace (trailing
+    whitespace aside) are the original's: no whitespace-only changes."""
+    if not old:
+        return new
+    out = list(new)
+    sm = difflib.SequenceMatcher(None, [l.rstrip() for l in old], [l.rstrip() for l in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            out[j1:j2] = old[i1:i2]
     return out
 
 
@@ -286,6 +299,8 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
                 fe, unplaced = _def_edits(lang, orig, originals, parsed, pos if i > 0 else None)
             except _NotByName:
                 parsed = None
+        if parsed is not None and unplaced and not fe and _anchors_by_lines(orig, f.lines, pos):
+            parsed = None                 # not a new definition: one nested in a body, found by its lines
         if parsed is not None:
             if unplaced:
                 if fe or unplaced[0].method or not (f.marker_before is not None and f.marker_after is None
@@ -306,6 +321,12 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
+
+
+def _anchors_by_lines(orig: list[str], lines: list[str], pos: int) -> bool:
+    """The fragment's first and last lines are both in the file after `pos` (a definition the
+    name index does not know, nested in a function's body, is anchored by its lines instead)."""
+    return any(_same(o, lines[0]) for o in orig[pos:]) and any(_same(o, lines[-1]) for o in orig[pos:])
 
 
 def _def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], pos: int | None):

@@ -16,8 +16,8 @@ by how well the region agrees with the fragment:
   preferred to all others, and what they drop between the frames they drop explicitly.
 
 After an indented marker, a fragment indented at least as deep stays in that marker's block.  The
-best candidate wins when it is the only best; the innermost block around the marker breaks ties;
-otherwise the merge refuses: it never guesses.
+best candidate wins when it is the only best; the innermost block around the marker breaks ties,
+then, between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
 
@@ -316,6 +316,13 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     cands = _best(orig, lines, cands, name)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
+    if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
+        # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
+        # as dropped, takes in code the fragment rewrites (moved blocks) instead of doubling it
+        cands = [max(cands, key=lambda c: c[2] - c[1])]
+        want = [l.strip() for l in lines]
+        if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
+            _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
