@@ -184,3 +184,15 @@ def test_trailing_whitespace_is_the_snippets_on_new_lines_and_the_files_on_repea
     assert "return line.strip()  \n" in out                      # the file's, though the snippet dropped it
     assert out.endswith('return "".join(prefixed_lines())   \n')  # the snippet's, on the line it changes
     assert out.replace("   \n", "\n").replace("  \n", "\n") == INDENT.replace("''.join", '"".join')
+
+
+def test_a_whole_new_file_without_markers_replaces_the_file_when_it_drops_no_definition():
+    # the file's last line anchors the end; nothing anchors the start: the snippet is the whole file
+    original = SAMPLE + "//# sourceMappingURL=sample.js.map\n"
+    rewritten = ("import { exhaustMap } from './exhaustMap';\nexport function sample(notifier) {\n"
+                 "    return exhaustMap(notifier);\n}\n//# sourceMappingURL=sample.js.map\n")
+    assert ok(original, rewritten, "javascript") == rewritten
+    # ... but not when that would drop a definition it never names
+    two = original.replace("export function sample", "export function keep() {\n    return 1;\n}\nexport function sample")
+    r = merge(two, rewritten, "javascript")
+    assert not r.ok and "keep" in r.reason, r.reason

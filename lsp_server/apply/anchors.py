@@ -188,10 +188,12 @@ _HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif"}
 
 
-def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str) -> None:
+def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str,
+                         outright: bool = True) -> None:
     """A region may not drop the first line of a definition whose name the fragment never shows
     (a whole function gone without a word is the loss users fear most), unless the region starts
-    and ends with runs of the fragment's lines that occur nowhere else in the file."""
+    and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
+    refuse GONE lines in a row deleted with nothing like them in the fragment."""
     region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
     blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
     kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
@@ -206,6 +208,8 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
         if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
                             "show it or mark it with `... existing code ...`")
+    if not outright:
+        return
     new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
     gone = [i for i in range(len(region)) if region[i] and i not in kept and not any(
         difflib.SequenceMatcher(None, region[i], n, autojunk=False).ratio() >= 0.5 for n in new)]
@@ -273,6 +277,17 @@ def _opens_file(orig: list[str], lines: list[str]) -> bool:
     return False
 
 
+def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]]):
+    """The candidate from the file's first line to its last non-blank one, if any, when that line
+    (with a word in it) is also the fragment's last: a snippet with no marker that ends as the file
+    does is the whole new file."""
+    last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    end = next((l for l in reversed(lines) if l.strip()), "")
+    if last < 0 or not same(orig[last], end) or not _worth(end.strip()):
+        return None
+    return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
+
+
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
@@ -308,7 +323,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
+        whole = _whole_file(orig, lines, cands) if at_start and at_end else None
         cands = [c for c in cands if _replaces(orig, lines, c[1], c[2])]
+        if not cands and whole:       # a whole new file: it may drop any line but no definition
+            _no_lost_definitions(orig, lines, whole[1], whole[2], name, outright=False)
+            return whole[1], whole[2]
         if not cands:
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
             raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
