@@ -1,6 +1,10 @@
 """The next edit: from the recent edits and the cursor, the edit the user is about to make.
 
-One pass of the model over a region of the document (model/edits.py: the layout shared with
+First by analogy (analogy.py): the last edit read as a rule and carried to the nearest lines it
+fits, in well under a millisecond, silent where nothing fits.  Then, only with USE_MODEL (off by
+default: the first draft-row fine-tune, runs/ne2, scored 0% exact and stayed silent on 1.7% of
+the cases where nothing is due, bench/RESULTS.md), the model:
+one pass of the model over a region of the document (model/edits.py: the layout shared with
 training): the region around the cursor first. The canvas starts as the region as it is (DRAFT),
 so a region the model leaves alone costs one forward pass and only the positions it is unsure of
 are decoded again. "No edit" is the region unchanged. When the cursor's region stays
@@ -20,6 +24,8 @@ from model.data import CANVAS_BUCKETS
 from model.edits import REGION_LINES, EditTask, edit_context, task_for
 from model.sampler import ContextCache, generate
 
+from . import analogy
+
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
 MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
@@ -27,6 +33,10 @@ MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not p
 # with draft rows (model/objective.py); a model trained only on masks (default-v8) predicts nothing
 # useful at a draft position (measured: p < 0.05 for the draft's own tokens).
 DRAFT = True
+# Ask the model when analogy has nothing to say.  Off until a checkpoint trained for next edits
+# beats silence (bench/next_edit.py): a model that proposes wrong edits costs the user more than
+# one that proposes none.
+USE_MODEL = False
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -128,7 +138,20 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
               effort: str = "low", cache: ContextCache | None = None,
               should_stop: Callable[[], bool] | None = None,
               min_confidence: float = MIN_CONFIDENCE) -> tuple[NextEdit | None, int]:
-    """(the next edit or None, forward passes spent): the cursor's region, then the jumps."""
+    """(the next edit or None, forward passes spent): analogy's, else (USE_MODEL) the model's for
+    the cursor's region, then for the jumps."""
+    if should_stop is not None and should_stop():
+        return None, 0
+    found = analogy.propose(text, line, history)
+    if found is not None:
+        a, b, new, confidence = found
+        lines = text.split("\n")
+        att = Attempt(a, b, "\n".join(lines[a:b]), "\n".join(new), confidence, 0)
+        edit = to_edit(text, att, min_confidence)
+        if edit is not None or not USE_MODEL:
+            return edit, 0
+    if not USE_MODEL:
+        return None, 0
     passes = 0
     first = rewrite_region(model, tok, seq_len, text, line, col, history, effort, cache, should_stop)
     if first is None:
@@ -176,6 +199,9 @@ def _min_confidence() -> float:
 
 
 def predict(task: EditTask) -> str:
+    new = analogy.rewrite(task)
+    if new != task.region or not USE_MODEL:
+        return new
     m = _model()
     out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
     if out is None or out[1] < _min_confidence():
@@ -183,10 +209,16 @@ def predict(task: EditTask) -> str:
     return out[0]
 
 
+def anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]) -> NextEdit | None:
+    """The next edit as the server finds it (bench/next_edit_real.py reads its confidence)."""
+    m = _model() if USE_MODEL else None
+    edit, _ = next_edit(m and m.model, m and m.tokenizer, m and m.model.cfg.max_seq_len, text, line, col, history,
+                        _effort(), min_confidence=_min_confidence())
+    return edit
+
+
 def predict_anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]):
-    m = _model()
-    edit, _ = next_edit(m.model, m.tokenizer, m.model.cfg.max_seq_len, text, line, col, history, _effort(),
-                        min_confidence=_min_confidence())
+    edit = anywhere(text, line, col, history)
     if edit is None:
         return None
     return edit.region_start_line, edit.region_end_line, edit.new_region
