@@ -17,7 +17,7 @@ M.defaults = {
   trigger_on_insert_enter = true, -- also ask when entering insert mode
   keymaps = { accept = '<Tab>', dismiss = '<C-]>' }, -- a key set to false is not mapped
   -- next edits (redraft/nextEdit): asked for automatically after a pause (false: :RedraftNextEdit only)
-  next_edit = { enabled = false, debounce_ms = 300 },  -- off until the shipped model is trained for it
+  next_edit = { enabled = false, debounce_ms = 300 },  -- off by default: on request only (:RedraftNextEdit)
 }
 
 M.options = vim.deepcopy(M.defaults)
