@@ -396,3 +396,16 @@ def next_edit_region(edit: Any, index: LineIndex) -> dict[str, Any]:
     b = _newline_line_start(text, edit.region_end_line)
     new = edit.new_region if b is None else edit.new_region + "\n"
     return {"range": _range_json(index.range(a, len(text) if b is None else b)), "text": new}
+
+
+def next_edit_action(edit: Any, index: LineIndex, uri: str, version: int | None) -> types.CodeAction:
+    """A next edit as a code action (Helix lists code actions under `space a`): its title names the
+    change, its edit is the one `textDocument/copilotInlineEdit` answers, for that version."""
+    e = to_next_edit(edit, index)
+    rng = types.Range(start=types.Position(**e["range"]["start"]), end=types.Position(**e["range"]["end"]))
+    shown = " ".join(edit.text.split())
+    title = f"redraft: next edit: {shown[:60]}{'...' if len(shown) > 60 else ''}" if shown else "redraft: next edit (delete)"
+    doc = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    change = types.TextDocumentEdit(text_document=doc, edits=[types.TextEdit(range=rng, new_text=e["text"])])
+    return types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
+                            edit=types.WorkspaceEdit(document_changes=[change]))

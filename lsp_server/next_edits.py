@@ -122,7 +122,9 @@ class NextEditService(TicketBoard):
         self.cancel_all()
 
     async def predict(self, uri: str, position: types.Position, encoding: str, settings: Settings,
-                      version: int | None = None) -> Outcome | None:
+                      version: int | None = None, kind: str = KIND) -> Outcome | None:
+        """`kind`: requests of one kind per document supersede each other (code actions, which
+        editors ask for as the cursor moves, do not stop a next-edit request)."""
         self.stats["requests"] += 1
         if not settings.enabled:
             return self._skip("disabled")
@@ -142,7 +144,7 @@ class NextEditService(TicketBoard):
         if window(doc.text, offset) is None:
             return self._skip("line-too-long")
         history = self._history.pairs(uri, HISTORY)
-        ticket = self._begin(uri, KIND)
+        ticket = self._begin(uri, kind)
         try:
             return await self._run(doc, index, offset, history, settings, ticket)
         except asyncio.CancelledError:

@@ -40,8 +40,8 @@ from pygls.protocol import lsp_method
 
 from .apply_command import ApplyService
 from .completions import CompletionService
-from .convert import (next_edit_params, next_edit_region, normalize_encoding, to_completion_item, to_inline_item,
-                      to_next_edit)
+from .convert import (next_edit_action, next_edit_params, next_edit_region, normalize_encoding,
+                      to_completion_item, to_inline_item, to_next_edit)
 from .documents import DocumentStore
 from .engine_host import EngineHost
 from .feedback import FeedbackLog
@@ -307,6 +307,21 @@ async def on_next_edit(ls: RedraftServer, params: Any) -> dict[str, Any]:
     return {"edits": [{**to_next_edit(out.edit, out.index), "textDocument": document}],
             "region": next_edit_region(out.edit, out.index), "confidence": out.edit.confidence,
             "forwardPasses": out.forward_passes}
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.RefactorRewrite]))
+async def on_code_action(ls: RedraftServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """The next edit at the start of the range as a code action (for editors without the next-edit
+    requests, Helix); none when no edit is due or the client asked only for other kinds."""
+    only = params.context.only
+    if only and not any(types.CodeActionKind.RefactorRewrite.value.startswith(k) for k in only):
+        return []
+    out = await ls.next_edits.predict(params.text_document.uri, params.range.start, ls.encoding, ls.settings,
+                                      kind="code-action")
+    if out is None or out.edit is None:
+        return []
+    return [next_edit_action(out.edit, out.index, out.uri, out.version)]
 
 
 @server.command("redraft.accept")

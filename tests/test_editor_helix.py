@@ -92,3 +92,38 @@ def test_helix_session_gets_valid_utf8_ranges(config: dict):
         assert not [n for n in client.notifications if n["method"] == "window/showMessage"]  # no bad settings
     finally:
         assert client.close() == 0
+
+
+def test_helix_gets_the_next_edit_as_a_code_action_in_utf8_columns(config: dict):
+    # Helix cannot send redraft's next-edit requests; it lists code actions (`space a`)
+    server = config["language-server"]["redraft"]
+    exe = shutil.which(server["command"], path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    settings = {"redraft": {**server["config"]["redraft"], "threads": 1}}
+    client = JsonRpcStdioClient([exe, *server["args"]], configuration=settings, timeout=120)
+    try:
+        client.initialize(settings, HELIX_CAPABILITIES)
+        text = 'größe = 1  # 😀\nprint("größe", größe)\nwert = größe * 2\n'
+        uri = (Path.cwd() / "redraft-helix" / "rename.py").as_uri()
+        client.open_document(uri, text)
+        n = len("größe".encode("utf-8"))                  # the user renames the binding (UTF-8 columns)
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": n}}, "text": "size"}]})
+        now = text.replace("größe = 1", "size = 1")
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "context": {"diagnostics": [], "triggerKind": 1},
+            "range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 4}}})
+        (action,) = actions
+        assert action["title"].startswith("redraft: next edit") and action["kind"].startswith("refactor")
+        (change,) = action["edit"]["documentChanges"]
+        assert change["textDocument"] == {"uri": uri, "version": 2}
+        lines = now.split("\n")
+        for e in sorted(change["edits"], key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                        reverse=True):
+            (s, e_), new = (e["range"]["start"], e["range"]["end"]), e["newText"]
+            raw = "\n".join(lines).encode("utf-8")
+            starts = [0] + [i + 1 for i, b in enumerate(raw) if b == 0x0A]
+            a, b = starts[s["line"]] + s["character"], starts[e_["line"]] + e_["character"]
+            lines = (raw[:a].decode("utf-8") + new + raw[b:].decode("utf-8")).split("\n")
+        assert "\n".join(lines) == 'size = 1  # 😀\nprint("größe", size)\nwert = size * 2\n'
+    finally:
+        assert client.close() == 0

@@ -158,6 +158,34 @@ async def test_a_rename_is_carried_to_the_next_uses(client: LanguageClient):
     assert full["confidence"] == 1.0 and full["forwardPasses"] == 0
 
 
+async def test_the_next_edit_is_also_a_code_action(client: LanguageClient):
+    # Helix has no way to send the next-edit requests; it lists code actions (`space a`)
+    uri = "file:///rename-action.py"
+    open_doc(client, uri, RENAME)
+    start, end = types.Position(line=1, character=4), types.Position(line=1, character=10)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end),
+                                                                 text="subtotal")]))
+    text = RENAME.replace("    amount = 0", "    subtotal = 0")
+    at = types.Range(start=types.Position(line=1, character=12), end=types.Position(line=1, character=12))
+    doc = types.TextDocumentIdentifier(uri=uri)
+    (action,) = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc, range=at, context=types.CodeActionContext(diagnostics=[])))
+    assert action.title.startswith("redraft: next edit") and action.kind == types.CodeActionKind.RefactorRewrite
+    (change,) = action.edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == 2
+    (edit,) = change.edits
+    rng = {k: {"line": getattr(edit.range, k).line, "character": getattr(edit.range, k).character}
+           for k in ("start", "end")}
+    got = applied(text, {"range": rng, "text": edit.new_text}, "utf-16")
+    assert got == text.replace("amount", "subtotal").replace("'subtotal:'", "'amount:'")
+    only_fixes = types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.QuickFix])
+    assert list(await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc, range=at, context=only_fixes))) == []
+    assert list(client.init_result.capabilities.code_action_provider.code_action_kinds) == ["refactor.rewrite"]
+
+
 # ------------------------------------------------------------------------------------- encodings
 
 async def check_ranges(client: LanguageClient, engine, encoding: str) -> None:
