@@ -373,7 +373,17 @@ def main(argv: list[str] | None = None) -> int:
                     "the modelDir setting overrides it)")
     ap.add_argument("--effort", choices=EFFORT_NAMES, help="default effort (the effort setting overrides it)")
     ap.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    ap.add_argument("--http", type=_host_port, metavar="HOST:PORT",
+                    help="serve the OpenAI/Mercury-compatible HTTP API instead (lsp_server/http)")
+    ap.add_argument("--api-key", help="HTTP: the bearer key every request must send (or REDRAFT_API_KEY); "
+                    "required on an address that is not loopback")
+    ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
+    ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.http:
+        from .http.serve import serve_http
+        return serve_http(*args.http, model_dir=args.model, api_key=args.api_key, effort=args.effort,
+                          max_queue=args.max_queue, log_requests=args.log_requests)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server.host.default_model_dir = args.model

@@ -1,0 +1,343 @@
+"""The HTTP API (OpenAI- and Mercury-compatible) over the engine: a Starlette app, served by uvicorn.
+
+Routes (JSON in and out; errors in OpenAI's shape `{"error": {message, type, param, code}}`):
+  GET  /v1/models                 the one model
+  POST /v1/completions            OpenAI completions: `prompt` (+ `suffix`), or a prompt already in a
+                                  fill-in-the-middle format (formats.py); `stream`, `diffusing`
+  POST /v1/fim/completions        Mercury's FIM: `prompt`, `suffix`, `max_tokens`, `stop`, `stream`
+  POST /v1/edit/completions       Mercury's next edit: one user message with the tagged prompt
+  POST /v1/apply/completions      Mercury's apply: one user message with original code and snippet
+  GET  /v1/redraft/stats          the front door's counters (requests, cancelled, refused_busy, ...)
+`effort` or `reasoning_effort` picks the effort dial.  Streaming is server-sent events in OpenAI's
+chunk format ending with `data: [DONE]`; with `"diffusing": true` every denoising step sends the
+whole draft (each chunk replaces the last: Mercury's diffusing stream).  A client that disconnects
+stops the denoising at the next step.  Limits: bodies over `max_body` bytes get 413; more requests
+waiting for the model than the queue holds get 429.  With an API key every request needs
+`Authorization: Bearer <key>` (compared in constant time).  Nothing of a request is logged.
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import time
+import uuid
+from typing import Any, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from .formats import read_apply_prompt, read_edit_prompt, split_fim
+from .runner import Busy, EngineRunner, stopper
+
+MAX_BODY = 4 * 1024 * 1024
+MAX_CANVAS = 128                # tokens a completion may fill at most (the canvas cap)
+EFFORT_ALIASES = {"none": "instant", "minimal": "instant", "instant": "instant", "low": "low",
+                  "medium": "medium", "high": "high", "xhigh": "max", "max": "max"}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, type_: str = "invalid_request_error",
+                 code: str | None = None, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.type, self.code, self.param = status, message, type_, code, param
+
+    def response(self) -> JSONResponse:
+        return JSONResponse({"error": {"message": self.message, "type": self.type, "param": self.param,
+                                       "code": self.code}}, status_code=self.status)
+
+
+def create_app(runner: EngineRunner, model_id: str = "redraft", api_key: str | None = None,
+               max_body: int = MAX_BODY, default_effort: str = "low") -> Starlette:
+    api = _Api(runner, model_id, api_key, max_body, default_effort)
+    routes = [Route("/v1/models", api.models, methods=["GET"]),
+              Route("/v1/completions", api.completions, methods=["POST"]),
+              Route("/v1/fim/completions", api.fim, methods=["POST"]),
+              Route("/v1/edit/completions", api.edit, methods=["POST"]),
+              Route("/v1/apply/completions", api.apply, methods=["POST"]),
+              Route("/v1/redraft/stats", api.stats, methods=["GET"])]
+    return Starlette(routes=routes)
+
+
+def _guarded(handler: Callable) -> Callable:
+    async def wrapped(self: "_Api", request: Request) -> Response:
+        try:
+            self.authorize(request)
+            return await handler(self, request)
+        except ApiError as e:
+            return e.response()
+        except Busy:
+            return ApiError(429, "the server is busy: too many requests are waiting for the model; retry "
+                            "shortly", "rate_limit_error", "rate_limit_exceeded").response()
+        except Exception as e:  # noqa: BLE001 - a failure answers 500 with its one-line cause
+            self.runner.stats["errors"] += 1
+            return ApiError(500, f"internal error: {type(e).__name__}: {e}".split("\n")[0], "server_error").response()
+    return wrapped
+
+
+class _Api:
+    def __init__(self, runner: EngineRunner, model_id: str, api_key: str | None, max_body: int,
+                 default_effort: str) -> None:
+        self.runner, self.model_id, self.api_key = runner, model_id, api_key
+        self.max_body, self.default_effort = max_body, default_effort
+        self.created = int(time.time())
+
+    # ---------------------------------------------------------------------------- plumbing
+
+    def authorize(self, request: Request) -> None:
+        if self.api_key is None:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), self.api_key.encode()):
+            raise ApiError(401, "missing or wrong API key: send `Authorization: Bearer <key>`",
+                           "invalid_request_error", "invalid_api_key")
+
+    async def body(self, request: Request) -> dict[str, Any]:
+        size = request.headers.get("content-length")
+        if size is not None and size.isdigit() and int(size) > self.max_body:
+            raise ApiError(413, f"request body of {int(size)} bytes is over the limit of {self.max_body}",
+                           code="request_too_large")
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > self.max_body:
+                raise ApiError(413, f"request body is over the limit of {self.max_body} bytes",
+                               code="request_too_large")
+        try:
+            body = json.loads(raw or b"null")
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ApiError(400, f"could not parse the JSON body: {e}".split("\n")[0], code="invalid_json") from None
+        if not isinstance(body, dict):
+            raise ApiError(400, "the JSON body must be an object", code="invalid_json")
+        model = body.get("model")
+        if model is None:
+            raise ApiError(400, "you must provide a model parameter", param="model", code="missing_model")
+        if model != self.model_id:
+            raise ApiError(404, f"the model {model!r} does not exist; this server has {self.model_id!r}",
+                           param="model", code="model_not_found")
+        return body
+
+    def effort(self, body: dict[str, Any]) -> str:
+        raw = body.get("effort", body.get("reasoning_effort"))
+        if raw is None:
+            return self.default_effort
+        if not isinstance(raw, str) or raw.lower() not in EFFORT_ALIASES:
+            raise ApiError(400, f"effort must be one of {sorted(EFFORT_ALIASES)}, got {raw!r}", param="effort")
+        return EFFORT_ALIASES[raw.lower()]
+
+    def head(self, kind: str, prefix: str) -> dict[str, Any]:
+        return {"id": f"{prefix}-{uuid.uuid4().hex[:24]}", "object": kind, "created": int(time.time()),
+                "model": self.model_id}
+
+    async def watched(self, request: Request, stop, coro) -> Any:
+        """Awaits the model's work; a client that disconnects meanwhile sets `stop`."""
+        task = asyncio.ensure_future(coro)
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=0.05)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                stop.set()
+                self.runner.stats["cancelled"] += 1
+                try:
+                    return await task
+                except Exception:  # noqa: BLE001 - nobody is listening any more
+                    return None
+
+    # ---------------------------------------------------------------------------- routes
+
+    @_guarded
+    async def models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [
+            {"id": self.model_id, "object": "model", "created": self.created, "owned_by": "redraft"}]})
+
+    @_guarded
+    async def stats(self, request: Request) -> Response:
+        return JSONResponse({**self.runner.stats, "pending": self.runner.pending})
+
+    @_guarded
+    async def completions(self, request: Request) -> Response:
+        body = await self.body(request)
+        prompt = body.get("prompt", "")
+        if isinstance(prompt, list) and len(prompt) == 1:
+            prompt = prompt[0]
+        if not isinstance(prompt, str):
+            raise ApiError(400, "prompt must be a string (one prompt per request)", param="prompt")
+        suffix = body.get("suffix")
+        if suffix is not None and not isinstance(suffix, str):
+            raise ApiError(400, "suffix must be a string", param="suffix")
+        prefix, suffix, _ = split_fim(prompt, suffix)
+        return await self.fill(request, body, prefix, suffix)
+
+    @_guarded
+    async def fim(self, request: Request) -> Response:
+        body = await self.body(request)
+        prefix, suffix = body.get("prompt"), body.get("suffix", "")
+        if not isinstance(prefix, str) or not isinstance(suffix, str):
+            raise ApiError(400, "prompt (the text before the cursor) and suffix must be strings", param="prompt")
+        return await self.fill(request, body, prefix, suffix)
+
+    async def fill(self, request: Request, body: dict[str, Any], prefix: str, suffix: str) -> Response:
+        effort = self.effort(body)
+        max_tokens = body.get("max_tokens", 32)
+        if not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ApiError(400, "max_tokens must be a positive integer", param="max_tokens")
+        stops = body.get("stop") or []
+        stops = [stops] if isinstance(stops, str) else stops
+        if not isinstance(stops, list) or not all(isinstance(s, str) for s in stops):
+            raise ApiError(400, "stop must be a string or a list of strings", param="stop")
+        language = body.get("language")
+        if language is not None and not isinstance(language, str):
+            raise ApiError(400, "language must be a string (a languageId such as python)", param="language")
+        job = (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language or _guess_language(prefix[-8000:] + suffix[:2000]))
+        if body.get("stream"):
+            if self.runner.pending > self.runner.max_queue:
+                raise Busy()
+            return StreamingResponse(self.stream(job, stops, bool(body.get("diffusing"))),
+                                     media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+        stop, should_stop = stopper()
+        out = await self.watched(request, stop, self.runner.run(_complete, job, should_stop, None))
+        text = _cut(out or "", stops)
+        return JSONResponse({**self.head("text_completion", "cmpl"), "choices": [
+            {"text": text, "index": 0, "logprobs": None, "finish_reason": "stop"}], "usage": _usage(prefix + suffix, text)})
+
+    async def stream(self, job: tuple, stops: list[str], diffusing: bool):
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+        stop, should_stop = stopper()
+        head = self.head("text_completion", "cmpl")
+
+        def on_step(draft: str, step: int) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, ("step", draft))
+
+        def chunk(text: str, finish: str | None, **extra: Any) -> str:
+            return "data: " + json.dumps({**head, **extra, "choices": [
+                {"text": text, "index": 0, "logprobs": None, "finish_reason": finish}]}) + "\n\n"
+
+        task = asyncio.ensure_future(self.runner.run(_complete, job, should_stop, on_step if diffusing else None))
+        task.add_done_callback(lambda _t: loop.call_soon_threadsafe(queue.put_nowait, ("done", None)))
+        try:
+            while True:
+                kind, draft = await queue.get()
+                if kind == "done":
+                    break
+                yield chunk(draft, None, diffusing=True)
+            try:
+                text = _cut(task.result() or "", stops)
+            except Busy:
+                yield "data: " + json.dumps({"error": {"message": "the server is busy", "type": "rate_limit_error",
+                                                       "param": None, "code": "rate_limit_exceeded"}}) + "\n\n"
+                return
+            yield chunk(text, "stop", **({"diffusing": True} if diffusing else {}))
+            yield "data: [DONE]\n\n"
+        finally:
+            if not task.done():       # the client went away: stop the denoising at its next step
+                stop.set()
+                self.runner.stats["cancelled"] += 1
+
+    @_guarded
+    async def edit(self, request: Request) -> Response:
+        body = await self.body(request)
+        prompt = read_edit_prompt(_one_user_message(body))
+        effort = self.effort(body)
+        stop, should_stop = stopper()
+        region = await self.watched(request, stop, self.runner.run(_next_edit, prompt, effort, should_stop))
+        return JSONResponse({**self.head("edit.completion", "edit"), "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": region or ""}}],
+            "usage": _usage(prompt.text, region or "")})
+
+    @_guarded
+    async def apply(self, request: Request) -> Response:
+        body = await self.body(request)
+        original, snippet = read_apply_prompt(_one_user_message(body))
+        language = body.get("language")
+        from ..apply import merge
+        lang = language or _guess_language(original)
+        result = await asyncio.get_running_loop().run_in_executor(None, merge, original, snippet, lang)
+        if not result.ok:
+            raise ApiError(422, f"the snippet cannot be applied: {result.reason}", code="apply_refused")
+        return JSONResponse({**self.head("apply.completion", "apply"), "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": result.text}}],
+            "usage": _usage(original + snippet, result.text)})
+
+
+def _one_user_message(body: dict[str, Any]) -> str:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or len(messages) != 1 or not isinstance(messages[0], dict) \
+            or messages[0].get("role") != "user" or not isinstance(messages[0].get("content"), str):
+        raise ApiError(400, "messages must be exactly one message with role user and string content",
+                       param="messages")
+    return messages[0]["content"]
+
+
+def _usage(prompt: str, completion: str) -> dict[str, int]:
+    """Token counts estimated at ~4 characters a token (the tokenizer stays on the model thread)."""
+    p, c = (len(prompt) + 3) // 4, (len(completion) + 3) // 4
+    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+def _cut(text: str, stops: list[str]) -> str:
+    at = min((text.find(s) for s in stops if s and s in text), default=-1)
+    return text if at < 0 else text[:at]
+
+
+def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
+    """The engine's completion between prefix and suffix, as the text to insert there."""
+    from ..pipeline import Cancelled
+    from ..pipeline import Request as EngineRequest
+    prefix, suffix, effort, max_tokens, language = job
+    text = prefix + suffix
+    req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
+                        max_tokens=max_tokens, language_id=language)
+    try:
+        res = engine.complete(req, should_stop=should_stop, on_step=on_step)
+    except Cancelled:
+        return None
+    if res is None:
+        return ""
+    out = res.text
+    head, tail = text[res.start:req.offset], text[req.offset:res.end]
+    if head and out.startswith(head):
+        out = out[len(head):]
+    if tail and out.endswith(tail):
+        out = out[:len(out) - len(tail)]
+    return out
+
+
+def _next_edit(engine, prompt, effort: str, should_stop) -> str:
+    """The editable region after the predicted next edit (unchanged when none falls inside it)."""
+    text, (rs, re_) = prompt.text, prompt.region
+    before = text[:prompt.offset]
+    line, col = before.count("\n"), len(before) - (before.rfind("\n") + 1)
+    edit, _ = engine.next_edit(text, line, col, prompt.history, "redraft-http://edit", effort, should_stop)
+    lines = text.split("\n")
+    region = lines[rs:re_]
+    if edit is None or edit.region_start_line < rs or edit.region_end_line > re_:
+        if edit is not None:
+            # the proposal spans more than the region: keep what of it falls inside
+            new = text[:edit.start] + edit.text + text[edit.end:]
+            grown = new.count("\n") - text.count("\n")
+            if edit.start >= sum(len(x) + 1 for x in lines[:rs]) and \
+                    edit.end <= sum(len(x) + 1 for x in lines[:re_]) - 1:
+                return "\n".join(new.split("\n")[rs:re_ + grown])
+        return "\n".join(region)
+    new_lines = lines[rs:edit.region_start_line] + edit.new_region.split("\n") + lines[edit.region_end_line:re_]
+    return "\n".join(new_lines)
+
+
+def _guess_language(text: str) -> str:
+    """The language whose grammar parses the text with the fewest errors (Python first on ties)."""
+    from ..apply.definitions import _error_count
+    from ..syntax.languages import language_for
+    best, name = None, "python"
+    for cand in ("python", "typescript", "javascript", "rust", "go"):
+        lang = language_for(cand)
+        if lang is None:
+            continue
+        n = _error_count(lang, text)
+        if best is None or n < best:
+            best, name = n, cand
+    return name

@@ -1,0 +1,45 @@
+"""`redraft serve --http HOST:PORT`: the HTTP API in this process, served by uvicorn."""
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+
+from .app import create_app
+from .runner import EngineRunner
+
+API_KEY_ENV = "REDRAFT_API_KEY"
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+        except (OSError, ValueError):
+            return False
+
+
+def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str | None = None,
+               effort: str | None = None, max_queue: int = 16, log_requests: bool = False) -> int:
+    api_key = api_key or os.environ.get(API_KEY_ENV) or None
+    if not is_loopback(host) and not api_key:
+        print(f"redraft serve: binding to {host}, which is not a loopback address, needs an API key "
+              f"(--api-key or {API_KEY_ENV})", file=sys.stderr)
+        return 2
+    import uvicorn
+    runner = EngineRunner(model_dir, max_queue=max_queue)
+    try:
+        runner.load()
+    except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
+        print(f"redraft serve: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
+        return 2
+    app = create_app(runner, api_key=api_key, default_effort=effort or "low")
+    print(f"redraft serve: HTTP API on http://{host}:{port}/v1", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, access_log=log_requests, log_level="info" if log_requests else "warning")
+    runner.shutdown()
+    return 0

@@ -1,0 +1,226 @@
+"""The HTTP API (lsp_server/http) through the real `redraft serve --http` on a loopback port, driven
+by the official `openai` client where it has the call, by httpx for Mercury's endpoints and raw
+requests.  What it answers is checked against the engine run in this process on the same text."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PREFIX = "import sys\n\n\ndef greet(name):\n    print("
+SUFFIX = "\n\n\ngreet(sys.argv[1])\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(*extra: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "lsp_server.cli", "serve", "--http", f"127.0.0.1:{port}", *extra],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited {proc.returncode}: {proc.stderr.read()}")
+        try:
+            httpx.get(f"{base}/v1/models", timeout=1, headers={"Authorization": "Bearer sekret"})
+            return proc, base
+        except httpx.TransportError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, base = start("--max-queue", "4")
+    yield base
+    stop(proc)
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return openai.OpenAI(base_url=f"{server}/v1", api_key="unused", max_retries=0, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """The engine in this process: the text to insert between PREFIX and SUFFIX."""
+    from lsp_server.http.app import _complete
+    from lsp_server.pipeline import Engine
+    engine = Engine(None, threads=1)
+    return _complete(engine, (PREFIX, SUFFIX, "low", 32, "python"), None, None)
+
+
+def stats(base: str) -> dict:
+    return httpx.get(f"{base}/v1/redraft/stats").json()
+
+
+def test_models_lists_the_one_model(client):
+    assert [m.id for m in client.models.list()] == ["redraft"]
+
+
+def test_completion_with_prompt_and_suffix_is_the_engines(client, expected):
+    out = client.completions.create(model="redraft", prompt=PREFIX, suffix=SUFFIX, max_tokens=32)
+    assert out.object == "text_completion" and out.choices[0].finish_reason == "stop"
+    assert out.choices[0].text == expected and expected.strip()
+
+
+@pytest.mark.parametrize("prompt", [
+    f"<|fim_prefix|>{PREFIX}<|fim_suffix|>{SUFFIX}<|fim_middle|>",                      # Qwen (Zed)
+    f"<|repo_name|>r\n<|file_sep|>a.py\n<|fim_prefix|>{PREFIX}<|fim_suffix|>{SUFFIX}<|fim_middle|>",
+    f"[SUFFIX]{SUFFIX}[PREFIX]{PREFIX}",                                                  # Codestral
+    f"<fim_prefix>{PREFIX}<fim_suffix>{SUFFIX}<fim_middle>",                              # StarCoder
+], ids=["qwen", "qwen-repo", "codestral", "starcoder"])
+def test_fill_in_the_middle_prompts_are_recognised(client, expected, prompt):
+    out = client.completions.create(model="redraft", prompt=prompt, max_tokens=32)
+    assert out.choices[0].text == expected
+
+
+def test_mercury_fim_endpoint_with_stop(server, expected):
+    r = httpx.post(f"{server}/v1/fim/completions", timeout=60,
+                   json={"model": "redraft", "prompt": PREFIX, "suffix": SUFFIX, "max_tokens": 32})
+    assert r.status_code == 200 and r.json()["choices"][0]["text"] == expected
+    cut = expected[1:2] or "x"
+    r = httpx.post(f"{server}/v1/fim/completions", timeout=60,
+                   json={"model": "redraft", "prompt": PREFIX, "suffix": SUFFIX, "stop": [cut]})
+    assert r.json()["choices"][0]["text"] == expected.split(cut)[0]
+
+
+def test_streaming_sends_the_answer_then_done(client, expected):
+    chunks = list(client.completions.create(model="redraft", prompt=PREFIX, suffix=SUFFIX, max_tokens=32,
+                                            stream=True))
+    assert "".join(c.choices[0].text for c in chunks) == expected
+    assert chunks[-1].choices[0].finish_reason == "stop"
+
+
+def test_a_diffusing_stream_sends_every_draft_then_the_answer(server, expected):
+    with httpx.stream("POST", f"{server}/v1/completions", timeout=60, json={
+            "model": "redraft", "prompt": PREFIX, "suffix": SUFFIX, "max_tokens": 32, "stream": True,
+            "diffusing": True, "effort": "medium"}) as r:
+        lines = [l for l in r.iter_lines() if l.startswith("data: ")]
+    assert lines[-1] == "data: [DONE]"
+    events = [json.loads(l[6:]) for l in lines[:-1]]
+    assert len(events) >= 3 and all(e["diffusing"] for e in events)
+    assert [e["choices"][0]["finish_reason"] for e in events[:-1]] == [None] * (len(events) - 1)
+    assert events[-1]["choices"][0]["text"] == expected
+
+
+def test_a_client_that_disconnects_stops_the_denoising(server):
+    before = stats(server)["cancelled"]
+    with httpx.stream("POST", f"{server}/v1/completions", timeout=60, json={
+            "model": "redraft", "prompt": PREFIX * 40, "suffix": SUFFIX, "max_tokens": 128, "stream": True,
+            "diffusing": True, "effort": "max"}) as r:
+        next(l for l in r.iter_lines() if l.startswith("data: "))      # the first draft, then hang up
+    deadline = time.time() + 10
+    while stats(server)["cancelled"] == before and time.time() < deadline:
+        time.sleep(0.05)
+    assert stats(server)["cancelled"] == before + 1
+
+
+def test_errors_in_openai_shape(server, client):
+    r = httpx.post(f"{server}/v1/completions", content=b"{not json", timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_json"
+    with pytest.raises(openai.NotFoundError) as e:
+        client.completions.create(model="gpt-4", prompt="x")
+    assert "redraft" in str(e.value)
+    r = httpx.post(f"{server}/v1/completions", timeout=10,
+                   content=json.dumps({"model": "redraft", "prompt": "x" * (5 * 1024 * 1024)}).encode())
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request_too_large"
+    r = httpx.post(f"{server}/v1/completions", json={"model": "redraft", "prompt": "x", "effort": "huge"})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "effort"
+    r = httpx.post(f"{server}/v1/edit/completions", json={"model": "redraft", "messages": []})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "messages"
+
+
+def test_fifty_concurrent_requests_are_answered_or_refused_with_429(server):
+    codes: list[int] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        r = httpx.post(f"{server}/v1/completions", timeout=120,
+                       json={"model": "redraft", "prompt": PREFIX + f"# {i}\n", "max_tokens": 16})
+        assert r.status_code in (200, 429), r.text
+        if r.status_code == 429:
+            assert r.json()["error"]["code"] == "rate_limit_exceeded"
+        with lock:
+            codes.append(r.status_code)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(codes) == 50 and codes.count(200) >= 5 and codes.count(429) >= 1
+
+
+def test_mercury_next_edit_carries_a_rename(server):
+    content = ("<|current_file_content|>\ncurrent_file_path: calc.py\n"
+               "def total(prices):\n<|code_to_edit|>\n    subtotal = 0\n    for p in prices:<|cursor|>\n"
+               "        amount += p\n    return amount\n<|/code_to_edit|>\n<|/current_file_content|>\n"
+               "<|edit_diff_history|>\n--- calc.py\n+++ calc.py\n@@ -2 +2 @@\n-    amount = 0\n+    subtotal = 0\n"
+               "<|/edit_diff_history|>")
+    r = httpx.post(f"{server}/v1/edit/completions", timeout=30,
+                   json={"model": "redraft", "messages": [{"role": "user", "content": content}]})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["object"] == "edit.completion"
+    assert body["choices"][0]["message"]["content"] == \
+        "    subtotal = 0\n    for p in prices:\n        subtotal += p\n    return subtotal"
+
+
+def test_mercury_apply_merges_and_refuses_with_422(server):
+    original = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    snippet = "# ... existing code ...\ndef b():\n    return 3\n"
+    content = f"<|original_code|>\n{original}<|/original_code|>\n<|update_snippet|>\n{snippet}<|/update_snippet|>"
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30,
+                   json={"model": "redraft", "messages": [{"role": "user", "content": content}]})
+    assert r.status_code == 200
+    assert r.json()["choices"][0]["message"]["content"] == original.replace("return 2", "return 3")
+    bad = content.replace("def b():\n    return 3", "def zzz():\n    return 3\n# ... existing code ...\ndef q():")
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30,
+                   json={"model": "redraft", "messages": [{"role": "user", "content": bad}]})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "apply_refused"
+
+
+def test_an_api_key_is_required_when_set_and_compared():
+    proc, base = start("--api-key", "sekret")
+    try:
+        good = openai.OpenAI(base_url=f"{base}/v1", api_key="sekret", max_retries=0)
+        assert [m.id for m in good.models.list()] == ["redraft"]
+        for key in ("wrong", "sekret-and-more"):
+            with pytest.raises(openai.AuthenticationError):
+                openai.OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0).models.list()
+        assert httpx.get(f"{base}/v1/models").status_code == 401
+    finally:
+        stop(proc)
+
+
+def test_a_non_loopback_bind_without_a_key_is_refused():
+    p = subprocess.run([sys.executable, "-m", "lsp_server.cli", "serve", "--http", f"0.0.0.0:{free_port()}"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env={k: v for k, v in os.environ.items() if k != "REDRAFT_API_KEY"})
+    assert p.returncode == 2 and "API key" in p.stderr
