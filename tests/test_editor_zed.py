@@ -43,3 +43,33 @@ def test_settings_snippet_parses_and_the_server_accepts_it():
     url = urlsplit(api["api_url"])
     assert url.hostname == "127.0.0.1" and url.path == "/v1/completions"  # loopback: nothing leaves the machine
     assert api["prompt_format"] == "qwen" and 1 <= api["max_output_tokens"] <= 256
+
+
+def test_the_edit_prediction_request_zed_sends_is_answered():
+    """Replays the request Zed's `open_ai_compatible_api` provider sends with this settings.json (a
+    legacy completions body: the prompt in the configured format, Qwen's here, with a file-separator
+    line before it, `max_tokens` from max_output_tokens and Qwen's stop tokens; reconstructed from
+    Zed's documentation and the provider's pull request, no Zed binary being available) to the real
+    `redraft serve --http`; the answer is the text to insert, as the engine computes it."""
+    import httpx
+    from test_http_api import start, stop
+
+    from lsp_server.http.app import _complete
+    from lsp_server.pipeline import Engine
+
+    cfg = json.loads((ZED / "settings.json").read_text(encoding="utf-8"))["edit_predictions"]
+    api = cfg["open_ai_compatible_api"]
+    assert cfg["provider"] == "open_ai_compatible_api" and api["prompt_format"] == "qwen"
+    assert urlsplit(api["api_url"]).path == "/v1/completions"
+    prefix, suffix = "import os\n\n\ndef home():\n    return os.path.", "\n"
+    body = {"model": api["model"], "max_tokens": api["max_output_tokens"], "temperature": 0, "stream": False,
+            "prompt": f"<|file_sep|>home.py\n<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
+            "stop": ["<|endoftext|>", "<|file_sep|>", "<|fim_pad|>", "<|repo_name|>", "<|im_end|>"]}
+    proc, base = start()
+    try:
+        r = httpx.post(base + "/v1/completions", json=body, timeout=60)
+    finally:
+        stop(proc)
+    assert r.status_code == 200
+    want = _complete(Engine(None, threads=1), (prefix, suffix, "low", 64, "python"), None, None)
+    assert r.json()["choices"][0]["text"] == want and want
