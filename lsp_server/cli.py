@@ -1,4 +1,4 @@
-"""`redraft` console script: serve | complete | apply | next-edit | train | eval | demo."""
+"""`redraft` console script: serve | complete | apply | next-edit | ci | train | eval | demo."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +14,7 @@ commands:
   apply      FILE SNIPPET: apply a lazy edit snippet (`# ... existing code ...`) (redraft apply --help)
   next-edit  FILE --line L --col C [--history DIFF]: print the predicted next edit as JSON
              (LINE and COL are 0-based; COL counts characters) (redraft next-edit --help)
+  ci         the CI refactor bot: propagate --base REF | apply FILE=SNIPPET... (redraft ci --help)
   train      train or fine-tune the model (redraft train --help)
   eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
              dev-lines (exact match on held-out functions' lines)
@@ -103,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         return next_edit_main(rest)
     if cmd == "average":
         return cmd_average(rest)
+    if cmd == "ci":
+        from .ci.cli import main as ci_main
+        return ci_main(rest)
     if cmd == "serve":
         from .server import main as serve_main
         return serve_main(rest) or 0

@@ -8,7 +8,7 @@ so pygls answers RequestCancelled; didChange/didClose stop the document's ticket
 the `Document` snapshot is compared before anything is returned; all model work runs on the host's
 one model thread; anything that goes wrong is logged and answers empty. Specific to next edits:
 * A request may name the version it was made for: another version answers empty at once.
-* The history is the document's recent edits (`EditHistory.pairs`, oldest first, at most
+* The history is the recent edits of every open document (`EditHistory.pairs`, oldest first, at most
   HISTORY), read with the snapshot, when the request starts.
 * A window: the predictor splits its text into lines and scans them all for jump targets, so it
   gets only the whole lines within WINDOW_CHARS of the cursor (`window`, `predict_at`): a 10 MB
@@ -143,7 +143,7 @@ class NextEditService(TicketBoard):
         offset = index.offset(position)
         if window(doc.text, offset) is None:
             return self._skip("line-too-long")
-        history = self._history.pairs(uri, HISTORY)
+        history = self._history.pairs(None, HISTORY)   # across documents: a rename in one file, its uses in others
         ticket = self._begin(uri, kind)
         try:
             return await self._run(doc, index, offset, history, settings, ticket)

@@ -1,0 +1,128 @@
+"""`redraft ci` on real git repositories made here: the bot starts the real server and proposes the
+branch's rename where it is missing; `--check`; `ci apply`; bad input changes nothing."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+USERS = '''def fetch_user(user_id):
+    return {"id": user_id}
+
+
+def show(user_id):
+    print(fetch_user(user_id))
+
+
+def greet(user_id):
+    user = fetch_user(user_id)
+    return "hi " + str(user["id"])
+
+
+def audit(ids):
+    return [fetch_user(i) for i in ids]
+'''
+APP = "from users import fetch_user\n\n\ndef main():\n    print(fetch_user(1))\n"
+
+
+def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def ci(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return sh(cwd, sys.executable, "-m", "lsp_server.cli", "ci", *args)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """main: users.py and app.py; branch `rename`: fetch_user renamed at its definition and at one
+    of its three call sites in users.py (the other two, and app.py's, not yet)."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"], ["config", "user.name", "t"]):
+        sh(r, "git", *args)
+    (r / "users.py").write_text(USERS)
+    (r / "app.py").write_text(APP)
+    sh(r, "git", "add", ".")
+    sh(r, "git", "commit", "-qm", "base")
+    sh(r, "git", "checkout", "-q", "-b", "rename")
+    (r / "users.py").write_text(USERS.replace("def fetch_user", "def load_user")
+                                .replace("print(fetch_user(user_id))", "print(load_user(user_id))"))
+    sh(r, "git", "commit", "-qam", "rename at the definition and one call")
+    return r
+
+
+def test_the_bot_proposes_the_rename_at_the_other_call_sites_and_its_patch_applies(repo: Path):
+    p = ci(repo, "propagate", "--base", "main", "--patch", "out.patch", "--review", "review.md", "--sarif", "out.sarif")
+    assert p.returncode == 0, p.stderr
+    assert "3 proposals in 2 files" in p.stderr
+    assert sh(repo, "git", "status", "--short").stdout.split() == ["??", "out.patch", "??", "out.sarif",
+                                                                   "??", "review.md"]   # nothing else touched
+    assert sh(repo, "git", "apply", "out.patch").returncode == 0
+    assert "fetch_user" not in (repo / "users.py").read_text() + (repo / "app.py").read_text()
+    assert (repo / "users.py").read_text() == USERS.replace("fetch_user", "load_user")
+    review = (repo / "review.md").read_text()
+    assert "3 places" in review and "`users.py` line 10" in review and "+    user = load_user(user_id)" in review
+    sarif = json.loads((repo / "out.sarif").read_text())
+    assert sarif["version"] == "2.1.0"
+    assert sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                   r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in sarif["runs"][0]["results"]) \
+        == [("app.py", 1), ("users.py", 10), ("users.py", 15)]
+
+
+def test_a_failing_check_drops_the_proposals_and_a_passing_one_keeps_them(repo: Path):
+    p = ci(repo, "propagate", "--base", "main", "--check", f"{sys.executable} -c 'raise SystemExit(1)'",
+           "--patch", "out.patch", "--fail-on-proposals")
+    assert p.returncode == 0 and "proposals dropped" in p.stderr and (repo / "out.patch").read_text() == ""
+    p = ci(repo, "propagate", "--base", "main", "--check", f"{sys.executable} -c 'import users, app'",
+           "--patch", "out.patch", "--fail-on-proposals")
+    assert p.returncode == 1 and "3 proposals" in p.stderr          # proposals made: exit 1 as asked
+    # the check imports the original tree: with fetch_user renamed at its definition app.py fails,
+    # with the proposals applied it passes (so a passing check is what kept them)
+    assert sh(repo, sys.executable, "-c", "import app").returncode != 0
+
+
+def test_nothing_to_propose_exits_0_and_writes_an_empty_patch(repo: Path):
+    p = ci(repo, "propagate", "--base", "rename", "--patch", "out.patch", "--fail-on-proposals")
+    assert p.returncode == 0 and (repo / "out.patch").read_text() == "" and "0 proposals" in p.stderr
+
+
+def test_ci_apply_merges_lazy_snippets_through_the_server(repo: Path, tmp_path: Path):
+    snippet = tmp_path / "audit.txt"
+    snippet.write_text("# ... existing code ...\ndef audit(ids):\n    return sorted(fetch_user(i)['id'] for i in ids)\n")
+    p = ci(repo, "apply", f"users.py={snippet}", "--patch", "apply.patch")
+    assert p.returncode == 0, p.stderr
+    assert "return sorted(fetch_user(i)['id'] for i in ids)" in (repo / "users.py").read_text()
+    assert "+    return sorted(fetch_user(i)['id'] for i in ids)" in (repo / "apply.patch").read_text()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("def nowhere():\n    return 1\n# ... existing code ...\ndef q():\n")
+    before = (repo / "users.py").read_text()
+    p = ci(repo, "apply", f"users.py={snippet}", f"app.py={bad}")
+    assert p.returncode == 2 and "cannot" in p.stderr and p.stderr.count("\n") == 1
+    assert (repo / "users.py").read_text() == before          # the good snippet was not written either
+
+
+def test_bad_input_is_a_clear_error_and_changes_nothing(repo: Path, tmp_path: Path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    p = ci(outside, "propagate", "--base", "main")
+    assert p.returncode == 2 and "not inside a git repository" in p.stderr
+    p = ci(repo, "propagate", "--base", "no-such-branch")
+    assert p.returncode == 2 and "unknown git ref 'no-such-branch'" in p.stderr
+    p = ci(repo, "propagate", "--base", "main", "--patch", str(outside / "x.patch"))
+    assert p.returncode == 2 and "only inside the repository" in p.stderr and not (outside / "x.patch").exists()
+    (repo / "blob.bin").write_bytes(bytes(range(256)) * 8)
+    (repo / "big.py").write_text("x = 1\n" * (2 * 1024 * 1024))           # 12 MB
+    sh(repo, "git", "add", "blob.bin", "big.py")
+    sh(repo, "git", "commit", "-qm", "binary and big")
+    (repo / "big.py").write_text("y = 2\n" * (2 * 1024 * 1024))
+    (repo / "blob.bin").write_bytes(bytes(range(255, -1, -1)) * 8)
+    status = sh(repo, "git", "status", "--short").stdout
+    p = ci(repo, "propagate", "--base", "HEAD", "--patch", "out.patch")
+    assert p.returncode == 0, p.stderr
+    assert "blob.bin: skipped (binary)" in p.stderr and "big.py: skipped (larger than 2 MB)" in p.stderr
+    assert sh(repo, "git", "status", "--short").stdout == status + "?? out.patch\n"
