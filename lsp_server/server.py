@@ -200,6 +200,7 @@ server = RedraftServer()
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: RedraftServer, params: types.InitializeParams) -> None:
+    ls.lsp_loop = asyncio.get_event_loop()   # the HTTP API beside it reaches the engine through it
     ls.apply_settings(params.initialization_options, "initializationOptions")
 
 
@@ -357,6 +358,19 @@ async def on_apply_edit(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     return await ls.applier.run(ls, args)
 
 
+def _shared_engine():
+    """The language server's engine and model thread, for the HTTP API beside it (blocking; called
+    off both event loops)."""
+    from .http.app import ApiError
+    loop = getattr(server, "lsp_loop", None)
+    if loop is None:
+        raise ApiError(503, "the language server has not been initialized by its client yet", "server_error")
+    engine = asyncio.run_coroutine_threadsafe(server.host.get(server.settings), loop).result(600)
+    if engine is None:
+        raise ApiError(503, "the model is not loaded (see the language server's messages)", "server_error")
+    return engine, server.host.model_thread
+
+
 def _host_port(value: str) -> tuple[str, int]:
     host, _, port = value.rpartition(":")
     try:
@@ -374,13 +388,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--effort", choices=EFFORT_NAMES, help="default effort (the effort setting overrides it)")
     ap.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     ap.add_argument("--http", type=_host_port, metavar="HOST:PORT",
-                    help="serve the OpenAI/Mercury-compatible HTTP API instead (lsp_server/http)")
+                    help="serve the OpenAI/Mercury-compatible HTTP API (lsp_server/http); alone, or with "
+                    "--stdio beside the language server on the same engine")
     ap.add_argument("--api-key", help="HTTP: the bearer key every request must send (or REDRAFT_API_KEY); "
                     "required on an address that is not loopback")
     ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
     ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.http:
+    if args.http and not args.stdio:
         from .http.serve import serve_http
         return serve_http(*args.http, model_dir=args.model, api_key=args.api_key, effort=args.effort,
                           max_queue=args.max_queue, log_requests=args.log_requests)
@@ -390,6 +405,10 @@ def main(argv: list[str] | None = None) -> int:
     server.host.preload()
     if args.effort:
         server.settings = replace(server.settings, effort=args.effort)
+    if args.http:                 # --stdio --http: the HTTP API beside the language server, one engine
+        from .http.serve import serve_beside
+        serve_beside(*args.http, _shared_engine, api_key=args.api_key, effort=args.effort,
+                     max_queue=args.max_queue, log_requests=args.log_requests)
     if args.tcp:
         server.start_tcp(*args.tcp)
     else:

@@ -224,3 +224,41 @@ def test_a_non_loopback_bind_without_a_key_is_refused():
                        cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env={k: v for k, v in os.environ.items() if k != "REDRAFT_API_KEY"})
     assert p.returncode == 2 and "API key" in p.stderr
+
+
+def test_beside_the_language_server_the_api_uses_its_engine():
+    """`redraft serve --stdio --http`: an editor's language server and the HTTP API in one process
+    on one engine: the API waits for the editor's initialize, then answers as the editor's
+    completion does for the same text."""
+    from lsp_server.convert import LineIndex
+    from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    client = JsonRpcStdioClient(SERVE_CMD + ["--stdio", "--http", f"127.0.0.1:{port}"], timeout=120)
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                early = httpx.post(f"{base}/v1/fim/completions", timeout=5,
+                                   json={"model": "redraft", "prompt": PREFIX, "suffix": SUFFIX})
+                break
+            except httpx.TransportError:
+                assert time.time() < deadline
+                time.sleep(0.1)
+        assert early.status_code == 503 and "initialized" in early.json()["error"]["message"]
+        client.initialize({})
+        uri = "file:///beside/greet.py"
+        text = PREFIX + SUFFIX
+        client.open_document(uri, text)
+        pos = LineIndex(text).position(len(PREFIX))
+        lsp = client.request("textDocument/inlineCompletion", {
+            "textDocument": {"uri": uri}, "position": {"line": pos.line, "character": pos.character},
+            "context": {"triggerKind": 1}})
+        items = lsp["items"] if isinstance(lsp, dict) else lsp
+        r = httpx.post(f"{base}/v1/fim/completions", timeout=60,
+                       json={"model": "redraft", "prompt": PREFIX, "suffix": SUFFIX, "language": "python"})
+        assert r.status_code == 200
+        assert items and r.json()["choices"][0]["text"] == items[0]["insertText"]
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()

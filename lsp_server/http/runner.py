@@ -2,6 +2,9 @@
 
 * The engine (`lsp_server.pipeline.Engine`, the language server's) loads once, on the model thread,
   at start-up; every request's model work runs on that same thread (see engine_host.py for why).
+  Beside a language server in the same process (`redraft serve --stdio --http ...`) a `source`
+  gives the language server's own engine and model thread instead: one model in memory, and HTTP
+  and editor requests take turns on the one thread.
 * At most `max_queue` requests wait for the model thread; one more is refused at once (`Busy`, which
   the app answers with 429) rather than queued behind work its client may already have given up on.
 * Each job gets a `threading.Event`; the app sets it when the client disconnects and the engine's
@@ -22,8 +25,10 @@ class Busy(Exception):
 
 
 class EngineRunner:
-    def __init__(self, model_dir: str | None = None, max_queue: int = 16, threads: int = 0) -> None:
+    def __init__(self, model_dir: str | None = None, max_queue: int = 16, threads: int = 0,
+                 source: Callable[[], tuple[Any, Any]] | None = None) -> None:
         self.model_dir = model_dir
+        self.source = source          # blocking () -> (engine, executor), or None: load our own
         self.max_queue = max_queue
         self.threads = threads
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-http-model")
@@ -32,8 +37,10 @@ class EngineRunner:
         self.stats = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0, "errors": 0}
 
     def load(self) -> None:
-        """Loads the engine on the model thread (blocking; call before serving)."""
-        self.pool.submit(self._load).result()
+        """Loads the engine on the model thread (blocking; call before serving); nothing to do when
+        the engine comes from a `source`."""
+        if self.source is None:
+            self.pool.submit(self._load).result()
 
     def _load(self) -> None:
         import torch
@@ -52,7 +59,9 @@ class EngineRunner:
         self.stats["requests"] += 1
         try:
             loop = asyncio.get_running_loop()
-            out = await loop.run_in_executor(self.pool, lambda: fn(self.engine, *args))
+            engine, pool = (self.engine, self.pool) if self.source is None else \
+                await loop.run_in_executor(None, self.source)
+            out = await loop.run_in_executor(pool, lambda: fn(engine, *args))
             self.stats["completed"] += 1
             return out
         finally:
