@@ -3,6 +3,8 @@ branch's rename where it is missing; `--check`; `ci apply`; bad input changes no
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +36,10 @@ def sh(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def ci(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return sh(cwd, sys.executable, "-m", "lsp_server.cli", "ci", *args)
+    """`redraft ci` as a CI job runs it: the console script, in the repository."""
+    exe = shutil.which("redraft", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    assert exe, "redraft is not on PATH next to this interpreter"
+    return sh(cwd, exe, "ci", *args)
 
 
 @pytest.fixture
@@ -47,6 +52,8 @@ def repo(tmp_path: Path) -> Path:
         sh(r, "git", *args)
     (r / "users.py").write_text(USERS)
     (r / "app.py").write_text(APP)
+    (r / "lsp_server").mkdir()           # a module of the bot's own name in the repository under review
+    (r / "lsp_server" / "__init__.py").write_text("raise SystemExit('the repository code ran')\n")
     sh(r, "git", "add", ".")
     sh(r, "git", "commit", "-qm", "base")
     sh(r, "git", "checkout", "-q", "-b", "rename")

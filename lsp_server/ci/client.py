@@ -54,7 +54,9 @@ class HeadlessClient:
 
     async def start(self, model_dir: str | None = None) -> None:
         args = ["-m", "lsp_server.cli", "serve", "--log-level", "ERROR"] + (["--model", model_dir] if model_dir else [])
-        await self.lsp.start_io(sys.executable, *args, cwd=str(self.root))
+        # run from this package's own directory: `python -m` puts the working directory first on
+        # sys.path, and the repository under review may hold modules of the same names
+        await self.lsp.start_io(sys.executable, *args, cwd=str(Path(__file__).resolve().parents[2]))
         caps = types.ClientCapabilities(
             general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf32]),
             workspace=types.WorkspaceClientCapabilities(apply_edit=True))

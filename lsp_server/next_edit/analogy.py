@@ -22,6 +22,7 @@ Rules (tokens: numbers, strings, words, runs of spaces, single marks; comments a
 from __future__ import annotations
 
 import difflib
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -80,6 +81,20 @@ def _solid(toks: list[str], i: int, step: int) -> int | None:
     return None
 
 
+_KEYWORDS = set(keyword.kwlist) | {"true", "false", "null", "nil", "undefined", "this", "self", "let", "const", "var",
+                                    "function", "return", "fn", "mut", "pub", "impl", "func", "new", "typeof"}
+
+
+def _distinctive(tok: str) -> bool:
+    """A token worth carrying elsewhere: a name of 2+ characters that is not a keyword, a number of
+    2+ digits or with a point, a string with 3+ characters."""
+    if tok[0] in "\"'":
+        return len(tok) >= 5
+    if tok[0].isdigit():
+        return len(tok.replace(".", "")) >= 2 or "." in tok
+    return len(tok) >= 2 and tok not in _KEYWORDS
+
+
 def _line_rule(before: str, after: str) -> Rule | None:
     tb, ta = tokens(before), tokens(after)
     ops = [o for o in difflib.SequenceMatcher(None, tb, ta, autojunk=False).get_opcodes() if o[0] != "equal"]
@@ -100,6 +115,8 @@ def _line_rule(before: str, after: str) -> Rule | None:
     tag, i1, i2, j1, j2 = ops[0]
     old, new = tuple(tb[i1:i2]), tuple(ta[j1:j2])
     if tag == "replace" and len(old) == 1 and not old[0].isspace() and (old[0][0].isalnum() or old[0][0] in "_\"'"):
+        if not _distinctive(old[0]):
+            return None                               # `1` -> `0`, `x` -> `y`, `if` -> `elif`: too common to carry
         p = _solid(tb, i1 - 1, -1)
         return Rule("word", old, new, dot=p is not None and tb[p] == ".")
     if tag == "insert":
