@@ -196,3 +196,43 @@ def test_a_whole_new_file_without_markers_replaces_the_file_when_it_drops_no_def
     two = original.replace("export function sample", "export function keep() {\n    return 1;\n}\nexport function sample")
     r = merge(two, rewritten, "javascript")
     assert not r.ok and "keep" in r.reason, r.reason
+
+
+def test_a_docstrings_indented_list_does_not_make_the_snippet_look_2_space_indented():
+    original = ('def where(app):\n    """Where the config lives.\n\n    Unix:\n      ``~/.config/app``\n'
+                '    Mac:\n      ``~/Library/app``\n    Windows:\n      ``%APPDATA%``\n    """\n'
+                '    if WIN:\n        return "a"\n    return "b"\n')
+    code = "".join(f"def f{i}(x):\n    if x:\n        return {i}\n    return 0\n\n\n" for i in range(3))
+    snippet = original.replace('return "b"', 'return "c"')     # the function alone: its docstring is most of it
+    assert ok(code + original, snippet) == code + snippet
+
+
+def test_a_shorter_new_version_that_ends_like_the_old_one_replaces_it():
+    original = ("def test_format():\n    assert fmt(b'a') == 'a'\n    assert fmt('b') == 'b'\n\n"
+                "    # windows permits this\n    if not WIN:\n        assert fmt(b'/x/\\xff') == '\\udcff'\n\n\n"
+                "def test_other():\n    pass\n")
+    snippet = "def test_format():\n    assert fmt(b'a') == 'a'\n    assert fmt('b') == 'b'\n    assert fmt(b'/x/\\xff') == '?'\n"
+    out = ok(original, snippet)
+    assert out == snippet + "\n\ndef test_other():\n    pass\n"
+
+
+def test_lines_a_later_fragment_replaces_by_name_are_not_taken_by_an_earlier_one():
+    # the first fragment is more like the second test's body, which the snippet's second fragment
+    # (a whole definition) replaces: the first goes to the first test instead
+    original = TESTS.replace("def test_repeated_ref_in_list", "def test_list")
+    snippet = """# ... existing code ...
+        core_schema.tuple_schema(
+            [
+                core_schema.list_schema(core_schema.int_schema(ref='foobar')),
+                core_schema.int_schema(ref='foobar'),
+            ]
+        )
+# ... existing code ...
+def test_list():
+    s = SchemaSerializer(core_schema.int_schema())
+    assert s.to_python(1) == 1
+"""
+    out = ok(original, snippet)
+    first, second = out.split("\n\n\n")
+    assert "list_schema" in first and second == "def test_list():\n    s = SchemaSerializer(core_schema.int_schema())\n" \
+                                                "    assert s.to_python(1) == 1\n"

@@ -102,11 +102,21 @@ def _first_line(lines: list[str]) -> str:
 
 
 def _space_unit(lines: list[str], opener: str) -> int | None:
-    """The most common indentation step after a line that opens a block (ends with `opener`)."""
+    """The most common indentation step after a line of code that opens a block (ends with
+    `opener`); lines in docstrings and comments (`Unix:` in a docstring) do not count."""
     steps: Counter[int] = Counter()
     prev = None
+    in_text = False
     for l in lines:
-        if not l.strip() or l.startswith("\t"):
+        t = l.strip()
+        quotes = t.count('"""') + t.count("'''")
+        skip = in_text or quotes or t.startswith(("#", "//", "*", "/*"))
+        if quotes % 2:
+            in_text = not in_text
+        if skip or not t or l.startswith("\t"):
+            if not t or l.startswith("\t"):
+                continue
+            prev = None
             continue
         if prev is not None and _indent(l) > _indent(prev) and prev.rstrip().endswith(opener):
             steps[_indent(l) - _indent(prev)] += 1
@@ -120,6 +130,14 @@ def _uses_tabs(lines: list[str]) -> bool | None:
     if not tabs and not spaces:
         return None
     return tabs > spaces
+
+
+def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
+    """Two thirds of the snippet's indented lines are lines of the file, indentation and all (the units
+    only seemed to differ: continuation lines, a few blocks)."""
+    known = {l.rstrip() for l in orig}
+    ind = [l.rstrip() for l in snip if l.strip() and l[0] == " " and not is_marker(l)]
+    return bool(ind) and sum(l in known for l in ind) * 3 >= 2 * len(ind)
 
 
 def _match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
@@ -140,7 +158,7 @@ def _match_indentation(orig: list[str], snip: list[str], opener: str) -> list[st
         return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else l for l in snip]
     if not o_tabs:
         ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
-        if ou and su and ou != su:
+        if ou and su and ou != su and not _indented_as_file(orig, snip):
             raise MergeRefused(f"snippet indents by {su} spaces but the file by {ou}")
     return snip
 
@@ -287,6 +305,7 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
     known = frozenset(l.strip() for l in orig)
+    claims = _claims(lang, orig, frags, known)
     for i, f in enumerate(frags):
         nxt = frags[i + 1] if i + 1 < len(frags) else None
         base = min(_indent(l) for l in f.lines if l.strip())
@@ -315,12 +334,34 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
         try:
             a, b = anchor(orig, f.lines, pos, f.marker_before if i > 0 else None, f.marker_after,
                           f"fragment `{_first_line(f.lines)}`", at_start=i == 0 and f.marker_before is None,
-                          at_end=nxt is None and f.marker_after is None)
+                          at_end=nxt is None and f.marker_after is None,
+                          avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
         except Ambiguous as e:
             raise MergeRefused(str(e)) from None
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
+
+
+def _claims(lang, orig: list[str], frags: list[_Frag], known) -> dict[int, list[tuple[int, int]]]:
+    """The original lines each fragment of whole definitions will replace by name (fragment index
+    -> [start, end) ranges): a fragment anchored by its lines before it must not take them."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    originals = None
+    for j, f in enumerate(frags):
+        base = min(_indent(l) for l in f.lines if l.strip())
+        if any(m is not None and m > base for m in (f.marker_before, f.marker_after)):
+            continue
+        parsed = fragment_defs(lang, f.lines, known)
+        if not parsed:
+            continue
+        originals = originals if originals is not None else collect_defs(lang, orig)
+        try:
+            fe, _ = _def_edits(lang, orig, originals, parsed, None)
+        except (MergeRefused, _NotByName):
+            continue
+        out[j] = [(a, b) for a, b, _ in fe if a < b]
+    return out
 
 
 def _anchors_by_lines(orig: list[str], lines: list[str], pos: int) -> bool:
@@ -448,7 +489,9 @@ def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
         p += 1
     dropped = [l for l in O[p:] if l.strip() and not any(_same(l, x) for x in S)]
     added = [l for l in S[p:] if l.strip()]
-    return p >= 2 and len(dropped) > max(1, len(added))
+    ends_alike = bool(added) and difflib.SequenceMatcher(
+        None, added[-1].strip(), next((l for l in reversed(O) if l.strip()), "").strip(), autojunk=False).ratio() >= 0.6
+    return p >= 2 and len(dropped) > max(1, len(added)) and not ends_alike   # a shorter version ends as the old did
 
 
 def _header_line(orig: list[str], o: Def, d: Def) -> int | None:

@@ -162,22 +162,33 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, i
     return worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b), dropped
 
 
-def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
-    """The candidates with the best in-order score, evaluated from the best multiset score down (an
-    upper bound) until no remaining candidate can reach the best found; the best may not drop a
-    definition silently (_no_lost_definitions)."""
-    want = [l.strip() for l in lines]
-    cands = [c for c in cands if _framed(orig, want, c[1], c[2], words=True)] or cands
-    best, top = None, []
-    scored = []
+def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]]):
+    """(score, head, tail, dropped) of the candidates with the best in-order score, evaluated from
+    the best upper bound (the multiset score) down until no other can reach the best found."""
+    best, scored = None, []
     for ub, a, b in sorted(cands, key=lambda c: -c[0]):
         if best is not None and ub < best:
             break
         score, dropped = _agreement(orig, want, a, b)
         scored.append((score, a, b, dropped))
         best = score if best is None else max(best, score)
-    top = [t for t in scored if t[0] == best]
-    if len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2]):
+    return [t for t in scored if t[0] == best]
+
+
+def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
+    """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
+    when there are any (frames with words first); the one best may not drop a definition silently
+    (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
+    and braces over a better-scored region."""
+    want = [l.strip() for l in lines]
+    strong = [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    weak = [] if strong else [c for c in cands if _framed(orig, want, c[1], c[2])]
+    top = _top(orig, lines, want, strong or weak or cands)
+    if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands)] != [top[0][1:3]]:
+        guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
+    else:
+        guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
+    if guard:
         _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
     return [t[:3] for t in top]
 
@@ -289,7 +300,8 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
-           name: str, at_start: bool = False, at_end: bool = False) -> tuple[int, int]:
+           name: str, at_start: bool = False, at_end: bool = False,
+           avoid: list[tuple[int, int]] = ()) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -297,7 +309,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     and that is followed by a less indented marker runs to the end of its block (its first line
     unique, the lines it drops replaced by like ones).  `at_start` (no
     marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
-    start / end where the file does, if that replaces about as many lines as it brings."""
+    start / end where the file does, if that replaces about as many lines as it brings.  `avoid`:
+    [start, end) ranges that later fragments replace by name (candidates overlapping them lose)."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
     if not heads and at_start and _opens_file(orig, lines):
@@ -331,6 +344,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if not cands:
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
             raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
+    if avoid:                         # lines a later fragment replaces by name are not this one's
+        cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     cands = _best(orig, lines, cands, name)
