@@ -67,11 +67,8 @@ def lsp_times(cs) -> list[float]:
             if k >= 2:
                 out.append((time.perf_counter() - t0) * 1000)
             client.close_document(uri)
-        client.request("shutdown")
-        client.notify("exit")
     finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
+        client.close()
     return out
 
 

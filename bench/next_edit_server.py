@@ -86,11 +86,8 @@ def main(argv=None) -> int:
             ms = (time.perf_counter() - t0) * 1000
             rows.append({"category": case.category, "ms": ms, "edit": bool(out["edits"])})
             client.close_document(uri)
-        client.request("shutdown")
-        client.notify("exit")
     finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
+        client.close()
     res = {"cpu": cpu_info().summary(), "date": time.strftime("%Y-%m-%d"), "requests": len(rows)}
     for cat in list(CATEGORIES) + ["all"]:
         ms = [r["ms"] for r in rows if cat in ("all", r["category"])]

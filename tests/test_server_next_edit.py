@@ -139,17 +139,22 @@ RENAME = ("def total(prices):\n    amount = 0\n    for p in prices:\n        amo
           "    print('amount:', amount)\n    return amount\n")
 
 
-async def test_a_rename_is_carried_to_the_next_uses(client: LanguageClient):
-    # the user renames `amount` where it is bound, typing over it; the next edit renames its three
-    # other uses (not the word inside the string) and says it is sure
-    uri = "file:///rename.py"
+def rename_binding(client: LanguageClient, uri: str) -> str:
+    """Opens RENAME and renames `amount` where it is bound, as typing over it does (version 2)."""
     open_doc(client, uri, RENAME)
     start, end = types.Position(line=1, character=4), types.Position(line=1, character=10)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end),
                                                                  text="subtotal")]))
-    text = RENAME.replace("    amount = 0", "    subtotal = 0")
+    return RENAME.replace("    amount = 0", "    subtotal = 0")
+
+
+async def test_a_rename_is_carried_to_the_next_uses(client: LanguageClient):
+    # the user renames `amount` where it is bound, typing over it; the next edit renames its three
+    # other uses (not the word inside the string) and says it is sure
+    uri = "file:///rename.py"
+    text = rename_binding(client, uri)
     full = await ask(client, REDRAFT, params(uri, types.Position(line=1, character=12), 2))
     (edit,) = full["edits"]
     assert applied(text, edit, "utf-16") == \
@@ -161,13 +166,7 @@ async def test_a_rename_is_carried_to_the_next_uses(client: LanguageClient):
 async def test_the_next_edit_is_also_a_code_action(client: LanguageClient):
     # Helix has no way to send the next-edit requests; it lists code actions (`space a`)
     uri = "file:///rename-action.py"
-    open_doc(client, uri, RENAME)
-    start, end = types.Position(line=1, character=4), types.Position(line=1, character=10)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end),
-                                                                 text="subtotal")]))
-    text = RENAME.replace("    amount = 0", "    subtotal = 0")
+    text = rename_binding(client, uri)
     at = types.Range(start=types.Position(line=1, character=12), end=types.Position(line=1, character=12))
     doc = types.TextDocumentIdentifier(uri=uri)
     (action,) = await client.text_document_code_action_async(types.CodeActionParams(
