@@ -305,12 +305,12 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
     known = frozenset(l.strip() for l in orig)
-    claims = _claims(lang, orig, frags, known)
+    parsed_all = [_fragment_defs(lang, f, known) for f in frags]
+    claims = _claims(lang, orig, parsed_all)
     for i, f in enumerate(frags):
         nxt = frags[i + 1] if i + 1 < len(frags) else None
         base = min(_indent(l) for l in f.lines if l.strip())
-        inner_marker = any(m is not None and m > base for m in (f.marker_before, f.marker_after))
-        parsed = None if inner_marker else fragment_defs(lang, f.lines, known)
+        parsed = parsed_all[i]
         if parsed is not None:
             if originals is None:
                 originals = collect_defs(lang, orig)
@@ -343,16 +343,21 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
     return edits
 
 
-def _claims(lang, orig: list[str], frags: list[_Frag], known) -> dict[int, list[tuple[int, int]]]:
+def _fragment_defs(lang, f: _Frag, known) -> list[Def] | None:
+    """The fragment as whole definitions, or None (also when a marker inside it is indented deeper
+    than the fragment: it elides part of a body)."""
+    base = min(_indent(l) for l in f.lines if l.strip())
+    if any(m is not None and m > base for m in (f.marker_before, f.marker_after)):
+        return None
+    return fragment_defs(lang, f.lines, known)
+
+
+def _claims(lang, orig: list[str], parsed_all: list) -> dict[int, list[tuple[int, int]]]:
     """The original lines each fragment of whole definitions will replace by name (fragment index
     -> [start, end) ranges): a fragment anchored by its lines before it must not take them."""
     out: dict[int, list[tuple[int, int]]] = {}
     originals = None
-    for j, f in enumerate(frags):
-        base = min(_indent(l) for l in f.lines if l.strip())
-        if any(m is not None and m > base for m in (f.marker_before, f.marker_after)):
-            continue
-        parsed = fragment_defs(lang, f.lines, known)
+    for j, parsed in enumerate(parsed_all):
         if not parsed:
             continue
         originals = originals if originals is not None else collect_defs(lang, orig)

@@ -308,24 +308,19 @@ def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
 
 
 def _next_edit(engine, prompt, effort: str, should_stop) -> str:
-    """The editable region after the predicted next edit (unchanged when none falls inside it)."""
+    """The editable region after the predicted next edit (unchanged when the edit does not lie
+    inside it: Mercury's endpoint rewrites only `<|code_to_edit|>`)."""
     text, (rs, re_) = prompt.text, prompt.region
     before = text[:prompt.offset]
     line, col = before.count("\n"), len(before) - (before.rfind("\n") + 1)
     edit, _ = engine.next_edit(text, line, col, prompt.history, "redraft-http://edit", effort, should_stop)
     lines = text.split("\n")
-    region = lines[rs:re_]
-    if edit is None or edit.region_start_line < rs or edit.region_end_line > re_:
-        if edit is not None:
-            # the proposal spans more than the region: keep what of it falls inside
-            new = text[:edit.start] + edit.text + text[edit.end:]
-            grown = new.count("\n") - text.count("\n")
-            if edit.start >= sum(len(x) + 1 for x in lines[:rs]) and \
-                    edit.end <= sum(len(x) + 1 for x in lines[:re_]) - 1:
-                return "\n".join(new.split("\n")[rs:re_ + grown])
-        return "\n".join(region)
-    new_lines = lines[rs:edit.region_start_line] + edit.new_region.split("\n") + lines[edit.region_end_line:re_]
-    return "\n".join(new_lines)
+    start = sum(len(x) + 1 for x in lines[:rs])
+    end = start + len("\n".join(lines[rs:re_]))
+    if edit is None or edit.start < start or edit.end > end:
+        return "\n".join(lines[rs:re_])
+    region = text[start:end]
+    return region[:edit.start - start] + edit.text + region[edit.end - start:]
 
 
 def _guess_language(text: str) -> str:
