@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from lsp_server.convert import LineIndex  # noqa: E402
 from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
 from model.precision import cpu_info  # noqa: E402
+from latency import pct  # noqa: E402
 from test_http_api import start, stop  # noqa: E402
 
 
@@ -45,10 +46,6 @@ def cases(n: int) -> list[tuple[str, int]]:
         out.append((doc, len("\n".join(lines[:i])) + 1 + indent))
     return out
 
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 def lsp_times(cs) -> list[float]:

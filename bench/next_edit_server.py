@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))
 
+from latency import pct  # noqa: E402
 from next_edit import CATEGORIES, build_cases, heldout_records  # noqa: E402
 
 from lsp_server.convert import LineIndex  # noqa: E402
@@ -43,10 +44,6 @@ def last_edit(text: str, history: list[tuple[str, str]]) -> tuple[str, int, int,
     old = before.split("\n")
     return "\n".join(lines[:at] + old + lines[at + len(new):]), at, len(old), after
 
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 def main(argv=None) -> int:

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from ..syntax.languages import language_for
 from .anchors import Ambiguous, anchor
 from .definitions import Def, _error_count, _indent, collect_defs, fragment_defs
+from .indentation import IndentMismatch, match_indentation
+from .markers import is_marker
 
 __all__ = ["MergeResult", "MergeRefused", "merge", "is_marker", "MAX_BYTES"]
 
@@ -56,26 +57,6 @@ class MergeRefused(Exception):
 
 class _NotByName(Exception):
     """The fragment looks like definitions but must be anchored by lines (it looks cut short)."""
-
-
-_MARKER_WORDS = ("existing", "rest of", "unchanged", "keep", "remaining", "omitted", "same as", "previous",
-                 "other ", "code")
-_COMMENT_STRIP = re.compile(r"^(?:#+|//+|/\*+|\*+|<!--|--)|(?:\*+/|-->)$")
-
-
-def is_marker(line: str) -> bool:
-    """A whole-line comment standing for elided code: `# ... existing code ...`, `// ...`."""
-    s = line.strip()
-    if not s.startswith(("#", "//", "/*")):
-        return False
-    body = s
-    for _ in range(2):
-        body = _COMMENT_STRIP.sub("", body.strip()).strip()
-    body = body.replace("\u2026", "...").lower()
-    if body.startswith("..."):
-        return True
-    # prose ending in "..." is common in real comments: then it must be short or say what it stands for
-    return body.endswith("...") and (len(body.split()) <= 3 or any(w in body for w in _MARKER_WORDS))
 
 
 def merge(original: str, snippet: str, language: str) -> MergeResult:
@@ -99,68 +80,6 @@ def _first_line(lines: list[str]) -> str:
         if l.strip():
             return l.strip()[:80]
     return ""
-
-
-def _space_unit(lines: list[str], opener: str) -> int | None:
-    """The most common indentation step after a line of code that opens a block (ends with
-    `opener`); lines in docstrings and comments (`Unix:` in a docstring) do not count."""
-    steps: Counter[int] = Counter()
-    prev = None
-    in_text = False
-    for l in lines:
-        t = l.strip()
-        quotes = t.count('"""') + t.count("'''")
-        skip = in_text or quotes or t.startswith(("#", "//", "*", "/*"))
-        if quotes % 2:
-            in_text = not in_text
-        if skip or not t or l.startswith("\t"):
-            if not t or l.startswith("\t"):
-                continue
-            prev = None
-            continue
-        if prev is not None and _indent(l) > _indent(prev) and prev.rstrip().endswith(opener):
-            steps[_indent(l) - _indent(prev)] += 1
-        prev = l
-    return steps.most_common(1)[0][0] if steps else None
-
-
-def _uses_tabs(lines: list[str]) -> bool | None:
-    tabs = sum(1 for l in lines if l.startswith("\t") and l.strip())
-    spaces = sum(1 for l in lines if l.startswith(" ") and l.strip())
-    if not tabs and not spaces:
-        return None
-    return tabs > spaces
-
-
-def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
-    """Two thirds of the snippet's indented lines are lines of the file, indentation and all (the units
-    only seemed to differ: continuation lines, a few blocks)."""
-    known = {l.rstrip() for l in orig}
-    ind = [l.rstrip() for l in snip if l.strip() and l[0] == " " and not is_marker(l)]
-    return bool(ind) and sum(l in known for l in ind) * 3 >= 2 * len(ind)
-
-
-def _match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
-    o_tabs, s_tabs = _uses_tabs(orig), _uses_tabs(snip)
-    if o_tabs is None or s_tabs is None:
-        return snip
-    if o_tabs and not s_tabs:
-        unit = _space_unit(snip, opener) or 4
-        out = []
-        for l in snip:
-            n = len(l) - len(l.lstrip(" "))
-            if l.strip() and n % unit:
-                raise MergeRefused(f"snippet is indented with spaces ({unit}) but the file uses tabs")
-            out.append("\t" * (n // unit) + l[n:] if l.strip() else l)
-        return out
-    if not o_tabs and s_tabs:
-        unit = _space_unit(orig, opener) or 4
-        return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else l for l in snip]
-    if not o_tabs:
-        ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
-        if ou and su and ou != su and not _indented_as_file(orig, snip):
-            raise MergeRefused(f"snippet indents by {su} spaces but the file by {ou}")
-    return snip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +139,10 @@ def _merge(original: str, snippet: str, language: str) -> str:
         orig = []
     snip = snippet.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     snip = [l if l.strip() else "" for l in snip]    # trailing whitespace is the snippet's to keep
-    snip = _match_indentation(orig, snip, lang.block_opener)
+    try:
+        snip = match_indentation(orig, snip, lang.block_opener)
+    except IndentMismatch as e:
+        raise MergeRefused(str(e)) from None
     frags = _split(snip)
     if not frags:
         raise MergeRefused("snippet has only marker lines")

@@ -1,0 +1,78 @@
+"""The snippet's indentation made the file's (apply's merge): tabs or spaces and the space unit.
+A snippet indented with spaces for a tab-indented file is converted when that is exact; one whose
+space unit differs from the file's is refused (IndentMismatch), unless its indented lines are the
+file's own (the units only seemed to differ)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from .definitions import _indent
+from .markers import is_marker
+
+__all__ = ["IndentMismatch", "match_indentation"]
+
+
+class IndentMismatch(Exception):
+    """The snippet's indentation cannot be made the file's; the message is a one-line reason."""
+
+
+def _space_unit(lines: list[str], opener: str) -> int | None:
+    """The most common indentation step after a line of code that opens a block (ends with
+    `opener`); lines in docstrings and comments (`Unix:` in a docstring) do not count."""
+    steps: Counter[int] = Counter()
+    prev = None
+    in_text = False
+    for l in lines:
+        t = l.strip()
+        quotes = t.count('"""') + t.count("'''")
+        skip = in_text or quotes or t.startswith(("#", "//", "*", "/*"))
+        if quotes % 2:
+            in_text = not in_text
+        if skip or not t or l.startswith("\t"):
+            if not t or l.startswith("\t"):
+                continue
+            prev = None
+            continue
+        if prev is not None and _indent(l) > _indent(prev) and prev.rstrip().endswith(opener):
+            steps[_indent(l) - _indent(prev)] += 1
+        prev = l
+    return steps.most_common(1)[0][0] if steps else None
+
+
+def _uses_tabs(lines: list[str]) -> bool | None:
+    tabs = sum(1 for l in lines if l.startswith("\t") and l.strip())
+    spaces = sum(1 for l in lines if l.startswith(" ") and l.strip())
+    if not tabs and not spaces:
+        return None
+    return tabs > spaces
+
+
+def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
+    """Two thirds of the snippet's indented lines are lines of the file, indentation and all (the units
+    only seemed to differ: continuation lines, a few blocks)."""
+    known = {l.rstrip() for l in orig}
+    ind = [l.rstrip() for l in snip if l.strip() and l[0] == " " and not is_marker(l)]
+    return bool(ind) and sum(l in known for l in ind) * 3 >= 2 * len(ind)
+
+
+def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
+    o_tabs, s_tabs = _uses_tabs(orig), _uses_tabs(snip)
+    if o_tabs is None or s_tabs is None:
+        return snip
+    if o_tabs and not s_tabs:
+        unit = _space_unit(snip, opener) or 4
+        out = []
+        for l in snip:
+            n = len(l) - len(l.lstrip(" "))
+            if l.strip() and n % unit:
+                raise IndentMismatch(f"snippet is indented with spaces ({unit}) but the file uses tabs")
+            out.append("\t" * (n // unit) + l[n:] if l.strip() else l)
+        return out
+    if not o_tabs and s_tabs:
+        unit = _space_unit(orig, opener) or 4
+        return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else l for l in snip]
+    if not o_tabs:
+        ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
+        if ou and su and ou != su and not _indented_as_file(orig, snip):
+            raise IndentMismatch(f"snippet indents by {su} spaces but the file by {ou}")
+    return snip

@@ -1,0 +1,25 @@
+"""Marker lines: whole-line comments that stand for elided code (`# ... existing code ...`, `// ...`)."""
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_marker"]
+
+_MARKER_WORDS = ("existing", "rest of", "unchanged", "keep", "remaining", "omitted", "same as", "previous",
+                 "other ", "code")
+_COMMENT_STRIP = re.compile(r"^(?:#+|//+|/\*+|\*+|<!--|--)|(?:\*+/|-->)$")
+
+
+def is_marker(line: str) -> bool:
+    """A whole-line comment standing for elided code: `# ... existing code ...`, `// ...`."""
+    s = line.strip()
+    if not s.startswith(("#", "//", "/*")):
+        return False
+    body = s
+    for _ in range(2):
+        body = _COMMENT_STRIP.sub("", body.strip()).strip()
+    body = body.replace("\u2026", "...").lower()
+    if body.startswith("..."):
+        return True
+    # prose ending in "..." is common in real comments: then it must be short or say what it stands for
+    return body.endswith("...") and (len(body.split()) <= 3 or any(w in body for w in _MARKER_WORDS))
