@@ -30,7 +30,8 @@ def cmd_complete(argv: list[str]) -> int:
     ap.add_argument("file", type=Path)
     ap.add_argument("line", type=int, help="1-based line")
     ap.add_argument("col", type=int, help="1-based column, in characters")
-    ap.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
+    ap.add_argument("--model", default=None, help="checkpoint directory, or an open-weight model's hub-format "
+                    "directory (default: the shipped model)")
     ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
     ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
     a = ap.parse_args(argv)
@@ -44,7 +45,14 @@ def cmd_complete(argv: list[str]) -> int:
         print(f"redraft complete: {a.line}:{a.col} is outside {a.file} ({len(lines)} lines)", file=sys.stderr)
         return 2
     offset = sum(len(l) + 1 for l in lines[: a.line - 1]) + a.col - 1
-    comp = Engine(a.model).complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
+    from model.checkpoint import CheckpointError
+    from model.hub import HubError
+    try:
+        engine = Engine(a.model)
+    except (CheckpointError, HubError) as e:
+        print(f"redraft complete: cannot load the model: {e}", file=sys.stderr)
+        return 2
+    comp = engine.complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
     if a.json:
         print(json.dumps(None if comp is None else {
             "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,

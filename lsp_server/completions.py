@@ -206,7 +206,8 @@ class CompletionService(TicketBoard):
             return self._skip("no-model")
         req = Request(text=without_lone_surrogates(doc.text if text is None else text), offset=offset,
                       uri=doc.uri, effort=settings.effort, max_tokens=settings.max_tokens,
-                      context_tokens=settings.context_tokens, language_id=doc.language_id or None,
+                      context_tokens=settings.context_tokens, context_refresh=settings.context_refresh,
+                      language_id=doc.language_id or None,
                       syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None)
         loop = asyncio.get_running_loop()
         try:

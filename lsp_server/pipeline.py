@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import torch
 
-from model import causal, checkpoint
+from model import causal, checkpoint, hub_adapter, hub_sampler
 from model import precision as precisions
 from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
@@ -52,6 +52,7 @@ class Request:
     language_id: str | None = None  # LSP languageId; None: guessed from the uri's extension
     syntax: bool = True          # syntax-aware planning and truncation where the language has a grammar
     tree: Any = None             # syntax.SyntaxTree / TreeHandle of exactly `text` (the server's), optional
+    context_refresh: int = hub_sampler.REFRESH  # hub models: context keys/values recomputed every this many steps (1: exact)
 
 
 @dataclass
@@ -115,9 +116,20 @@ class Engine:
         self.device = dev
         self.cpu = precisions.cpu_info()
         self.precision = precisions.choose(precision, dev, self.cpu.flags)
-        self.loaded = checkpoint.load(model_dir, device=dev)
-        self.loaded.model = precisions.apply(self.loaded.model, self.precision)
-        self.model, self.tok = self.loaded.model, self.loaded.tokenizer
+        # a hub-format directory (config.json with a model_type) is an open-weight model (issue 26,
+        # model/hub.py): its own sampler (model/hub_sampler.py), no causal rerank or repair passes
+        self.hub: tuple | None = None
+        if model_dir is not None and hub_adapter.is_hub_dir(model_dir):
+            if self.precision == "int8":
+                self.precision = "bf16" if dev != "cpu" or self.cpu.flags & precisions.BF16_FLAGS else "fp32"
+            self.hub = hub_adapter.open_model(model_dir, dev, "bfloat16" if self.precision == "bf16" else "float32")
+            self.loaded, self.model, self.tok = None, None, self.hub[1].tok
+            self.max_seq_len = self.hub[0].model.config.max_position_embeddings
+        else:
+            self.loaded = checkpoint.load(model_dir, device=dev)
+            self.loaded.model = precisions.apply(self.loaded.model, self.precision)
+            self.model, self.tok = self.loaded.model, self.loaded.tokenizer
+            self.max_seq_len = self.loaded.config.max_seq_len
         self._caches: dict[str, ContextCache] = {}
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
@@ -208,11 +220,11 @@ class Engine:
         from .next_edit.predict import next_edit
         if effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
-        if not predict.USE_MODEL:     # analogy alone: no need to wait for the model
+        if not predict.USE_MODEL or self.hub is not None:   # analogy alone: no need to wait for the model
             return next_edit(None, None, 0, text, line, col, history, effort, None, should_stop)
         with self._lock:
             cache = self._caches.setdefault(uri + "#next-edit", ContextCache())
-            return next_edit(self.model, self.tok, self.loaded.config.max_seq_len, text, line, col, history,
+            return next_edit(self.model, self.tok, self.max_seq_len, text, line, col, history,
                              effort, cache, should_stop)
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
@@ -228,8 +240,14 @@ class Engine:
             return None
         with self._lock:
             # context + canvas stay within the length the model was trained at (3 sentinel tokens)
-            budget = min(req.context_tokens, self.loaded.config.max_seq_len - plan.canvas_len - 3)
+            budget = min(req.context_tokens, self.max_seq_len - plan.canvas_len - 3)
             pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
+            if self.hub is not None:
+                res = hub_sampler.generate(*self.hub, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
+                                           refresh=req.context_refresh, min_tokens=req.min_tokens,
+                                           should_stop=should_stop, on_step=on_step)
+                return self._completion(req, plan, res, postprocess(res.text, plan, req.text, req.offset, tree,
+                                                                   req.syntax), res.forward_passes, t0)
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
@@ -247,7 +265,12 @@ class Engine:
                 if fixed is not None:
                     res, text = fixed, fix_text
                     conf = res.confidences[: len(res.token_ids)]
-        return Completion(text=text, start=req.offset, end=req.offset, plan=plan,
-                          forward_passes=passes, confidences=conf,
+        return self._completion(req, plan, res, text, passes, t0, conf)
+
+    @staticmethod
+    def _completion(req: Request, plan: Plan, res: SampleResult, text: str, passes: int, t0: float,
+                    conf: list[float] | None = None) -> Completion:
+        return Completion(text=text, start=req.offset, end=req.offset, plan=plan, forward_passes=passes,
+                          confidences=res.confidences[: len(res.token_ids)] if conf is None else conf,
                           latency_ms=(time.perf_counter() - t0) * 1000, context_tokens=res.context_tokens,
                           context_reused=res.context_reused)

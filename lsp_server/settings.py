@@ -40,6 +40,7 @@ class Settings:
     effort: str = "low"                     # instant | low | medium | high | max (low: the typing latency target)
     max_tokens: int = 32                    # canvas cap for one completion
     context_tokens: int = 320               # prefix + suffix token budget
+    context_refresh: int = 4                # open-weight models: context keys/values recomputed every N steps (1: exact)
     enabled_languages: tuple[str, ...] = ("python",)
     feedback_file: str | None = None        # append accept/reject reports here (JSON lines); None: memory only
     threads: int = 0                        # torch CPU threads; 0: auto (half the cores, at most 4)
@@ -97,6 +98,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "effort": _choice(EFFORT_NAMES),
     "max_tokens": _int_in(1, 256),
     "context_tokens": _int_in(16, 4096),
+    "context_refresh": _int_in(1, 128),
     "enabled_languages": _languages,
     "feedback_file": _optional_path,
     "threads": _int_in(0, 256),

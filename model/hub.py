@@ -8,6 +8,9 @@ Families (facts checked with tiny random models, ../shared/notes/diffusion-coder
   151666, DreamOn's expand token 151667.
 * llada: `model_type` "llada" (OLMo-style names) -> `LlamaForCausalLM` after renaming keys and
   config fields; no shift; `<|mdm_mask|>` 126336 (its tokenizer leaves `mask_token` unset).
+* open-dcoder: `model_type` "qwen2" (Open-dCoder: Qwen2.5-Coder weights trained as a diffusion
+  model) -> `Qwen2ForCausalLM`, shifted. A plain Qwen2 is an autoregressive model under the same
+  type; what tells them apart is the mask token its tokenizer defines, without which it is refused.
 Attention is made bidirectional with an all-zero 4-D additive mask (transformers 4.57, SDPA/eager).
 
 `load(dir)` -> HubModel, whose `logits(ids)` gives, at every position, the distribution of the token
@@ -21,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["HubError", "Family", "FAMILIES", "recognise", "estimate_bytes", "load", "HubModel"]
+__all__ = ["HubError", "Family", "FAMILIES", "recognise", "mask_token", "estimate_bytes", "load", "HubModel"]
 
 
 class HubError(Exception):
@@ -41,6 +44,7 @@ class Family:
 FAMILIES = [
     Family("dream", ("Dream", "dream"), "qwen2", True, 151666, 151667),
     Family("llada", ("llada", "LLaDA"), "llama", False, 126336),
+    Family("open-dcoder", ("qwen2",), "qwen2", True, -1),     # the mask id comes from the tokenizer
 ]
 
 # LLaDA (OLMo block names) -> transformers Llama names
@@ -81,12 +85,35 @@ def recognise(directory: str | os.PathLike) -> tuple[Family, dict]:
     mt = cfg.get("model_type")
     for fam in FAMILIES:
         if mt in fam.model_types:
+            if fam.name == "open-dcoder" and mask_token(d) is None:
+                raise HubError(f"{d}: a {mt} model whose tokenizer has no mask token is autoregressive, not a "
+                               "diffusion coder (Open-dCoder's tokenizer defines <|mask|>)")
             return fam, cfg
     known = ", ".join(t for f in FAMILIES for t in f.model_types[:1])
     if cfg.get("auto_map"):
         raise HubError(f"{d}: model_type {mt!r} works only with the directory's own code (auto_map), which "
                        f"redraft does not run; supported: {known}")
     raise HubError(f"{d}: unknown model_type {mt!r}; supported: {known}")
+
+
+def mask_token(d: Path) -> str | None:
+    """The mask token's text named by tokenizer_config.json, or one of the families' own names that
+    tokenizer.json defines; None when it has none."""
+    try:
+        named = json.loads((d / "tokenizer_config.json").read_text(encoding="utf-8")).get("mask_token")
+    except (OSError, ValueError, AttributeError):
+        named = None
+    if isinstance(named, dict):
+        named = named.get("content")
+    try:
+        vocab = json.loads((d / "tokenizer.json").read_text(encoding="utf-8"))
+        known = {t.get("content") for t in vocab.get("added_tokens", [])} | set(vocab.get("model", {}).get("vocab", {}))
+    except (OSError, ValueError, AttributeError):
+        return named if isinstance(named, str) else None
+    for t in ([named] if isinstance(named, str) else []) + ["<|mask|>", "<|mdm_mask|>"]:
+        if t in known:
+            return t
+    return None
 
 
 def _transformers_config(fam: Family, cfg: dict):

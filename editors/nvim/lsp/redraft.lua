@@ -5,7 +5,7 @@
 --- With only this file on 'runtimepath', `vim.lsp.enable('redraft')` (Nvim 0.11+) starts it;
 --- `require('redraft').setup()` uses the same config and adds ghost text.
 --- Server settings (camelCase): enabled, modelDir, device, precision, effort, maxTokens, contextTokens,
---- enabledLanguages, syntax, threads, feedbackFile. The server answers only for the languages in
+--- contextRefresh, enabledLanguages, syntax, threads, feedbackFile. The server answers only for the languages in
 --- `enabledLanguages` (default { "python" }).
 
 ---@type vim.lsp.Config

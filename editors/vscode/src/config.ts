@@ -14,6 +14,7 @@ export const SERVER_KEYS = [
   'effort',
   'maxTokens',
   'contextTokens',
+  'contextRefresh',
   'enabledLanguages',
   'syntax',
   'threads',

@@ -34,6 +34,7 @@ test('defaults become the initializationOptions the server expects', () => {
       effort: 'low',
       maxTokens: 32,
       contextTokens: 320,
+      contextRefresh: 4,
       enabledLanguages: ['python'],
       syntax: true,
       threads: 0,
