@@ -9,7 +9,7 @@ TORCH := torch==2.13.0
 EDITORS_STAMP := $(VENV)/.editors-done
 VSCODE := editors/vscode
 
-.PHONY: setup demo test test-editors train corpus clean
+.PHONY: setup demo test test-editors train corpus corpus-languages clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -46,6 +46,12 @@ $(EDITORS_STAMP): $(STAMP)
 # rebuild the corpus from this machine's Python sources and train the default model on it
 corpus: $(STAMP)
 	$(BIN)/redraft train --build-corpus --data data/corpus --steps 0
+
+# the five-language corpus (issue 27): the pinned Rust, Go and npm packages (model/sources), then
+# Python, Rust, Go, JavaScript and TypeScript filtered and split (model/corpus.py)
+corpus-languages: $(STAMP)
+	test -d data/sources/js || bash model/sources/fetch.sh data/sources
+	$(BIN)/redraft train --build-corpus --sources data/sources --data data/corpus5 --steps 0
 
 train: $(STAMP)
 	$(BIN)/redraft train --data data/corpus --out runs/default --time-budget 5400

