@@ -119,3 +119,10 @@ async def test_effort_names_match_the_sampler():
     efforts = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                    and any(getattr(t, "id", None) == "EFFORTS" for t in n.targets))
     assert tuple(k.value for k in efforts.keys) == EFFORT_NAMES
+
+
+async def test_context_refresh_default_matches_the_hub_sampler():
+    """settings' contextRefresh default spells out model.hub_sampler.REFRESH (settings do not import torch)."""
+    from lsp_server.settings import Settings
+    from model.hub_sampler import REFRESH
+    assert Settings().context_refresh == REFRESH
