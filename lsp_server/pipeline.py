@@ -120,8 +120,8 @@ class Engine:
         # model/hub.py): its own sampler (model/hub_sampler.py), no causal rerank or repair passes
         self.hub: tuple | None = None
         if model_dir is not None and hub_adapter.is_hub_dir(model_dir):
-            if self.precision == "int8":
-                self.precision = "bf16" if dev != "cpu" or self.cpu.flags & precisions.BF16_FLAGS else "fp32"
+            if self.precision == "int8":      # dynamic quantization is the shipped model's: what auto picks
+                self.precision = precisions.choose("auto", dev, self.cpu.flags)
             self.hub = hub_adapter.open_model(model_dir, dev, "bfloat16" if self.precision == "bf16" else "float32")
             self.loaded, self.model, self.tok = None, None, self.hub[1].tok
             self.max_seq_len = self.hub[0].model.config.max_position_embeddings

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from .data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers
+from .data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout
 
 SUFFIXES = {".py": "python", ".rs": "rust", ".go": "go", ".js": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript",
@@ -147,7 +147,7 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
             if reason is not None:
                 st["left_out"][reason] = st["left_out"].get(reason, 0) + 1
                 continue
-            split = "heldout" if int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < heldout_percent else "train"
+            split = "heldout" if is_heldout(rel, heldout_percent) else "train"
             outs[split].write(json.dumps({"path": rel, "text": text, "lang": lang}) + "\n")
             st[split]["files"] += 1
             st[split]["bytes"] += len(text.encode())

@@ -70,6 +70,11 @@ def humaneval_markers(path: str | Path | None = None) -> list[str]:
         raise CorpusError(f"cannot read HumanEval problems from {path}: {e!r}") from e
 
 
+def is_heldout(rel: str, percent: int = 2) -> bool:
+    """The split of a file, by a hash of its path (stable however the corpus is rebuilt)."""
+    return int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < percent
+
+
 def _excluded(rel: str, text: str, markers: list[str]) -> bool:
     low = rel.lower()
     if "human_eval" in low or "humaneval" in low:
@@ -115,7 +120,7 @@ def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent
                 if _excluded(rel, text, markers):
                     stats["excluded_eval"] += 1
                     continue
-                split = "heldout" if int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < heldout_percent else "train"
+                split = "heldout" if is_heldout(rel, heldout_percent) else "train"
                 outs[split].write(json.dumps({"path": rel, "text": text}) + "\n")
                 split_stats[split]["files"] += 1
                 split_stats[split]["bytes"] += len(text.encode())
@@ -148,8 +153,7 @@ def load_texts(data: Path, split: str) -> list[str]:
     texts = []
     for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES):
         rel = str(path.relative_to(data))
-        held = int(hashlib.sha256(rel.encode()).hexdigest(), 16) % 100 < 2
-        if held != (split == "heldout"):
+        if is_heldout(rel) != (split == "heldout"):
             continue
         try:
             texts.append(path.read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["HubError", "Family", "FAMILIES", "recognise", "mask_token", "estimate_bytes", "load", "HubModel"]
+__all__ = ["HubError", "Family", "FAMILIES", "recognise", "MASK_NAMES", "mask_candidates", "mask_token", "estimate_bytes", "load", "HubModel"]
 
 
 class HubError(Exception):
@@ -96,24 +96,29 @@ def recognise(directory: str | os.PathLike) -> tuple[Family, dict]:
     raise HubError(f"{d}: unknown model_type {mt!r}; supported: {known}")
 
 
-def mask_token(d: Path) -> str | None:
-    """The mask token's text named by tokenizer_config.json, or one of the families' own names that
-    tokenizer.json defines; None when it has none."""
+MASK_NAMES = ("<|mask|>", "<|mdm_mask|>")   # the families' own mask tokens
+
+
+def mask_candidates(d: Path) -> list[str]:
+    """Texts the mask token may have, most likely first: the one tokenizer_config.json names, then
+    the families' own."""
     try:
         named = json.loads((d / "tokenizer_config.json").read_text(encoding="utf-8")).get("mask_token")
     except (OSError, ValueError, AttributeError):
         named = None
     if isinstance(named, dict):
         named = named.get("content")
+    return list(dict.fromkeys(([named] if isinstance(named, str) else []) + list(MASK_NAMES)))
+
+
+def mask_token(d: Path) -> str | None:
+    """The first of mask_candidates(d) that tokenizer.json defines; None when it has none."""
     try:
         vocab = json.loads((d / "tokenizer.json").read_text(encoding="utf-8"))
         known = {t.get("content") for t in vocab.get("added_tokens", [])} | set(vocab.get("model", {}).get("vocab", {}))
     except (OSError, ValueError, AttributeError):
-        return named if isinstance(named, str) else None
-    for t in ([named] if isinstance(named, str) else []) + ["<|mask|>", "<|mdm_mask|>"]:
-        if t in known:
-            return t
-    return None
+        return None
+    return next((t for t in mask_candidates(d) if t in known), None)
 
 
 def _transformers_config(fam: Family, cfg: dict):

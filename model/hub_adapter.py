@@ -23,11 +23,10 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer as HFTokenizer
 
-from .hub import Family, HubError
+from .hub import MASK_NAMES, Family, HubError, mask_candidates
 
 FILLERS = ("<|endoftext|>", "<|dlm_pad|>", "<|im_end|>", "<|eot_id|>", "<|eos|>", "</s>")
 BOS = ("<|beginoftext|>", "<|startoftext|>")
-MASKS = ("<|mask|>", "<|mdm_mask|>")
 EXPAND = "<|expand|>"
 
 
@@ -49,8 +48,7 @@ class HubTokenizer:
         self.hf.encode_special_tokens = True   # a literal "<|mask|>" in a file stays text
         added = self.hf.get_added_tokens_decoder()
         self.special_ids = frozenset(i for i, t in added.items() if t.special)
-        from .hub import mask_token
-        masks = tuple(dict.fromkeys([mask_token(path.parent) or MASKS[0], *MASKS]))
+        masks = mask_candidates(path.parent)     # looked up in the tokenizer already loaded
         named = {t: self.hf.token_to_id(t) for t in (*FILLERS, *BOS, *masks, EXPAND)}
         mask = next((named[t] for t in masks if named[t] is not None), None)
         want = config.get("mask_token_id")
@@ -60,7 +58,7 @@ class HubTokenizer:
         if mask is None:
             mask = want if isinstance(want, int) else None
         if mask is None:
-            raise HubError(f"{path.parent}: no mask token (neither {' nor '.join(MASKS)} in the tokenizer nor "
+            raise HubError(f"{path.parent}: no mask token (neither {' nor '.join(MASK_NAMES)} in the tokenizer nor "
                            "mask_token_id in config.json)")
         self.mask_id = mask
         fillers = [named[t] for t in FILLERS if named[t] is not None]

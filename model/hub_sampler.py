@@ -133,10 +133,9 @@ def generate(hm: HubModel, ad: Adapter, prefix_ids: list[int], suffix_ids: list[
         rows = torch.tensor([min(max(at + i - (1 if ad.shift else 0), 0) - lo, len(h) - 1) for i in masked], device=dev)
         logits = ad.fold((h[rows] @ head.T).float())
         logits += bias[grow and not last and len(cv.tokens) < canvas_len]
-        alive = len([t for t in cv.tokens if t != tok.eom_id])
         idx = torch.tensor(masked, device=dev)
-        if grow:      # DreamOn deletes with the filler: never below min_tokens
-            if alive <= min_tokens:
+        if grow:      # DreamOn deletes with the filler (so none stays in the canvas): never below min_tokens
+            if len(cv.tokens) <= min_tokens:
                 logits[:, tok.eom_id] = float("-inf")
         else:
             logits[idx < min_tokens, tok.eom_id] = float("-inf")
