@@ -216,11 +216,10 @@ class Engine:
         """The next edit near (line, col) given the recent edits (lsp_server/next_edit/predict.py):
         (NextEdit or None, forward passes). Its own context cache per document (the layout differs
         from completion's, so sharing one would only evict)."""
-        from .next_edit import predict
-        from .next_edit.predict import next_edit
+        from .next_edit.predict import next_edit, trained_for_next_edits
         if effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
-        if not predict.USE_MODEL or self.hub is not None:   # analogy alone: no need to wait for the model
+        if self.hub is not None or not trained_for_next_edits(self.model):   # analogy alone
             return next_edit(None, None, 0, text, line, col, history, effort, None, should_stop)
         with self._lock:
             cache = self._caches.setdefault(uri + "#next-edit", ContextCache())

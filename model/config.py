@@ -23,6 +23,7 @@ class ModelConfig:
     max_seq_len: int = 384      # sequence length it was trained at (context + canvas)
     norm_eps: float = 1e-5
     qk_norm: bool = True        # RMSNorm on queries and keys: steadier training at high learning rates
+    next_edit: str = ""         # the next-edit canvas format it was trained on (model/edits.py FORMAT); "" none
 
     @property
     def head_dim(self) -> int:

@@ -172,8 +172,6 @@ SOURCE_SUFFIXES = {".py", ".pyi", ".js", ".jsx", ".ts", ".tsx", ".rs", ".go", ".
 class Example:
     tokens: list[int]   # context + canvas (targets in the canvas, fillers included)
     n_ctx: int          # context length; the canvas is the rest
-    draft: list[int] | None = None   # next-edit rows: a first guess per canvas position (the region
-                                     # as it is), shown where the canvas is not masked (objective.py)
 
 
 def fim_context(tok: Tokenizer, prefix_ids: list[int], suffix_ids: list[int]) -> list[int]:
@@ -252,7 +250,7 @@ def example_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int) ->
 
 def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0,
                  examples=None):
-    """Collated batches (tokens, n_ctx, n_canvas[, draft]) forever. workers > 0: built in that many
+    """Collated batches (tokens, n_ctx, n_canvas) forever. workers > 0: built in that many
     processes (a GPU eats batches faster than one Python process tokenizes them), each with its own
     seed; workers = 0: in this process (two CPU cores have none to spare). `examples(seed)`: the
     example stream (default: example_stream over texts; model/edits.py mixes in next-edit rows)."""

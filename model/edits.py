@@ -10,7 +10,19 @@ One row is `[context | canvas]` like a fill-in-the-middle row (model/transformer
     <|fim_suffix|> suffix-head                                           the file after the region
     <|fim_prefix|> prefix-tail                                           the file before the region
     <|edit_region|> region[:cursor] <|cursor|> region[cursor:] <|edit_region_end|>
-    [canvas: the region's new text, then <|eom|> fillers up to a bucket]
+    [canvas: the region's changed lines as they will read, then <|eom|> fillers; EDIT_CANVAS tokens]
+
+Design decision: the canvas holds only the region's lines that change (`changed_lines`: each
+replaced or added line's new text, in order; an added line brings the unchanged line after it as
+an anchor), not the whole new region, and "no edit" is an empty canvas. `apply_changed` puts them
+back: each line replaces the region line it resembles most (a monotone alignment over word
+tokens), or is inserted. Why: a draft-row model that rewrote the whole ~100-token region (runs/ne2,
+bench/RESULTS.md) copied its first lines and garbled the rest, and stayed silent on 1.7% of the
+cases with nothing due, because every one of a hundred copied tokens had to be right; here
+silence is one confident <|eom|> and an edit is a line or two (12 tokens at the median, 46 at the
+99th percentile of the training split's cases). A line removed outright cannot be said (such
+cases are not trained), and a line much changed may be put at the wrong place; the benchmark's
+cases the format can hold: bench/RESULTS.md.
 
 Design decision: the file around the region is laid out like the FIM context the model was
 pretrained on (suffix first, then prefix, each behind its FIM sentinel), so the region's new text
@@ -22,7 +34,9 @@ Design decision: the region is small, REGION_LINES (10) lines: 3 above the curso
 line and 6 below, clipped at the file's ends. A row is at most 384 tokens (context + canvas) and
 the canvas at most 128 (CANVAS_BUCKETS): the region appears twice (as it is, in the context, and
 as it becomes, on the canvas), so a 20-line region (~200 tokens of Python) would leave no room for
-the file around it or for the edits; examples whose new region exceeds 128 tokens are skipped.
+the file around it or for the edits; examples whose changed lines exceed EDIT_CANVAS tokens are
+skipped. The canvas has one length for every row (EDIT_CANVAS), so its length tells the model
+nothing that inference would not know.
 
 Budget: the region (with its cursor) is never trimmed (None if it alone does not fit); then the
 history gets at most half of what is left, newest edits first (the oldest are dropped, at most
@@ -36,7 +50,9 @@ the held-out split.
 """
 from __future__ import annotations
 
+import difflib
 import random
+import re
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -47,6 +63,11 @@ REGION_LINES = 10      # lines in the region (see the module docstring: 384-toke
 MAX_HISTORY = 5        # edits shown at most (newest kept)
 HISTORY_SHARE = 0.5    # of the budget left after the region
 PREFIX_SHARE = 0.6     # of the budget left after the history
+FORMAT = "changed-lines"   # ModelConfig.next_edit of a checkpoint trained on these rows
+EDIT_CANVAS = 64       # canvas tokens of every next-edit row: the changed lines, then <|eom|> fillers
+INSERT_SCORE = 0.45    # apply_changed: a line resembling no region line more than this is inserted
+SAME_SCORE = 1.0       # ... an insertion's anchor (a line equal to a region line) scores this there
+GAP_COST = 0.02        # ... per unchanged region line between two changed lines (hunks stay together)
 
 Step = tuple[str, str, int]   # (text before the edit, text after it, cursor offset after it); before == after: the user moved
 
@@ -157,18 +178,119 @@ def edit_context(tok: Tokenizer, task: EditTask, budget: int) -> list[int] | Non
 
 
 def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Random, seq_len: int) -> Example | None:
-    """A training row: the context, then the canvas = new_region's tokens + <eom> fillers up to a
-    bucket (canvas_len_for: the smallest that holds it, half the time the next one up). None when
-    the new region exceeds the largest bucket or the region does not fit the row."""
-    new = tok.encode(new_region)
-    if len(new) > CANVAS_BUCKETS[-1]:
+    """A training row: the context, then the canvas = the changed lines' tokens (changed_lines;
+    none when nothing changes) + <eom> fillers up to EDIT_CANVAS. None when the change cannot be
+    said (a line removed outright), exceeds the canvas, or the region does not fit the row."""
+    lines = changed_lines(task.region, new_region)
+    if lines is None:
         return None
-    L = canvas_len_for(len(new), rng)
-    ctx = edit_context(tok, task, seq_len - L)
+    new = tok.encode("\n".join(lines)) if lines else []
+    if len(new) > EDIT_CANVAS:
+        return None
+    ctx = edit_context(tok, task, seq_len - EDIT_CANVAS)
     if ctx is None:
         return None
-    draft = (tok.encode(task.region) + [tok.eom_id] * L)[:L]
-    return Example(ctx + new + [tok.eom_id] * (L - len(new)), len(ctx), draft)
+    return Example(ctx + new + [tok.eom_id] * (EDIT_CANVAS - len(new)), len(ctx))
+
+
+# ----------------------------------------------------------------------------- the canvas's lines
+
+def changed_lines(region: str, new_region: str) -> list[str] | None:
+    """The canvas's text as lines: new_region's lines that replace or add to region's, in order; an
+    added block is followed by the unchanged line after it (the last line of the region: preceded
+    by the one before it), its anchor. [] when nothing changes; None when a line is removed
+    outright, which the format cannot say."""
+    old, new = region.split("\n"), new_region.split("\n")
+    if old == new:
+        return []
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "delete":
+            return None
+        if tag == "insert" and i1 == len(old):
+            out += [old[i1 - 1]] if i1 else []
+            out += new[j1:j2]
+        else:
+            out += new[j1:j2] + ([old[i1]] if tag == "insert" else [])
+    return out
+
+
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+def line_similarity(new: str, old: str) -> float:
+    """How much `new` reads as an edit of `old`, over word and punctuation tokens: mostly the share
+    of old's tokens kept (an edit keeps most of a line), partly the symmetric ratio."""
+    a, b = _WORDS.findall(new), _WORDS.findall(old)
+    if not a or not b:
+        return 1.0 if new.strip() == old.strip() else 0.0
+    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if len(b) < 3:
+        return m.ratio()
+    kept = sum(x.size for x in m.get_matching_blocks())
+    return 0.7 * kept / len(b) + 0.3 * m.ratio()
+
+
+def apply_changed(region: str, lines: list[str], cursor_line: int = 0) -> str:
+    """The region with the canvas's lines put back (the inverse of changed_lines where the lines
+    say where they go): a monotone alignment of `lines` to the region's lines that maximises
+    the score of each placement, with GAP_COST per region line skipped between two placed lines
+    and ties to the lines nearest the cursor. A line replaces a region line it differs from
+    (scoring their line_similarity, at least INSERT_SCORE), or is inserted (INSERT_SCORE); a line
+    equal to a region line is an anchor (SAME_SCORE) and stands only right after inserted lines
+    or as the region's last line; elsewhere it is inserted, never put over another line."""
+    old = region.split("\n")
+    if not lines:
+        return region
+    n, m, NO = len(old), len(lines), float("-inf")
+    known = set(old)
+    near = [1e-3 * abs(i - cursor_line) for i in range(n)]
+    # any[j][i]: lines[:j] placed using region lines [:i]; ins[j][i]: the same, lines[j-1] inserted
+    # right before region line i. how[(table, j, i)] = (action, previous table, region line).
+    any_ = [[0.0] * (n + 1)] + [[NO] * (n + 1) for _ in range(m)]
+    ins = [[NO] * (n + 1) for _ in range(m + 1)]
+    how: dict[tuple[str, int, int], tuple[str, str, int]] = {}
+    for j in range(1, m + 1):
+        line = lines[j - 1]
+        for i in range(n + 1):
+            ins[j][i] = any_[j - 1][i] + INSERT_SCORE
+            how["ins", j, i] = ("insert", "any", i)
+            cands = [(ins[j][i], how["ins", j, i])]
+            if i:
+                k = i - 1
+                cands.append((any_[j][k] - (GAP_COST if j < m else 0.0), ("skip", "any", k)))
+                if line == old[k]:
+                    if ins[j - 1][k] > NO:
+                        cands.append((ins[j - 1][k] + SAME_SCORE - near[k], ("same", "ins", k)))
+                    if k == n - 1:
+                        cands.append((any_[j - 1][k] + SAME_SCORE - near[k], ("same", "any", k)))
+                elif line not in known:
+                    score = line_similarity(line, old[k])
+                    if score >= INSERT_SCORE:
+                        cands.append((any_[j - 1][k] + score - near[k], ("replace", "any", k)))
+            any_[j][i], how["any", j, i] = max(cands, key=lambda c: c[0])
+    replaced: dict[int, str] = {}
+    inserted: dict[int, list[str]] = {}
+    table, j, i = "any", m, n
+    while j:
+        action, prev, at = how[table, j, i]
+        if action == "insert":
+            inserted.setdefault(at, []).insert(0, lines[j - 1])
+            j -= 1
+        elif action == "skip":
+            i = at
+        else:
+            replaced[at] = lines[j - 1]
+            j, i = j - 1, at
+        table = prev
+    out: list[str] = []
+    for i in range(n + 1):
+        out += inserted.get(i, [])
+        if i < n:
+            out.append(replaced.get(i, old[i]))
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- steps -> case

@@ -15,12 +15,12 @@ next-token loss (weight `ar_weight`) supervises every context token instead of o
 masked canvas tokens in a fill-in-the-middle row, which is what makes training on two CPU cores
 worthwhile. Set ar_weight=0 for the pure diffusion objective.
 
-Design decision (next-edit rows, model/edits.py): a row may carry a draft, a first guess per canvas
-position (the region as it is). Its canvas positions that are not masked show the draft token
-instead of the target, and are supervised like the masked ones: the model learns, at every
-position, to keep a draft token or to replace it. Without this, a masked-diffusion model's output
-at an unmasked position is untrained, and decoding could not start from the region as it is
-(model/sampler.py `draft`): it would have to rewrite a whole region from masks to change a word.
+Next-edit rows (model/edits.py) are rows like any other: their canvas is the lines that change.
+
+`filler_weight` < 1 (`redraft train --filler-weight`) weighs the <eom> fillers after a canvas's
+first one down in the diffusion term: a next-edit row's 64-token canvas is mostly fillers (an edit
+is 12 tokens at the median, and "no edit" is all fillers), and at weight 1 they take most of the
+gradient; the first <eom> (where the answer ends) keeps full weight.
 """
 from __future__ import annotations
 
@@ -31,28 +31,21 @@ from .transformer import Transformer, context_canvas_mask
 
 
 def collate(examples, pad_id: int, seq_len: int):
-    """-> tokens (B,T), n_ctx (B,), n_canvas (B,), and, when an example has a draft, draft (B,T):
-    the draft token at its canvas positions, -1 elsewhere."""
+    """-> tokens (B,T), n_ctx (B,), n_canvas (B,)."""
     B = len(examples)
     tokens = torch.full((B, seq_len), pad_id, dtype=torch.long)
     n_ctx = torch.zeros(B, dtype=torch.long)
     n_can = torch.zeros(B, dtype=torch.long)
-    draft = torch.full((B, seq_len), -1, dtype=torch.long) if any(ex.draft for ex in examples) else None
     for i, ex in enumerate(examples):
         ids = ex.tokens[:seq_len]
         tokens[i, :len(ids)] = torch.tensor(ids)
         n_ctx[i] = min(ex.n_ctx, len(ids))
         n_can[i] = len(ids) - n_ctx[i]
-        if draft is not None and ex.draft:
-            d = ex.draft[:int(n_can[i])]
-            draft[i, int(n_ctx[i]):int(n_ctx[i]) + len(d)] = torch.tensor(d)
-    return (tokens, n_ctx, n_can) if draft is None else (tokens, n_ctx, n_can, draft)
+    return tokens, n_ctx, n_can
 
 
-def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Tensor | None = None, eps: float = 1e-3,
-          draft: torch.Tensor | None = None):
-    """Mask canvas tokens. Returns noisy tokens, bool supervised (B,T): the masked positions, and in
-    draft rows also the positions showing the draft, t (B,)."""
+def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Tensor | None = None, eps: float = 1e-3):
+    """Mask canvas tokens. Returns noisy tokens, bool masked (B,T), t (B,)."""
     B, T = tokens.shape
     if t is None:  # stratified: one draw per stratum of (0, 1], strata shuffled across rows
         u = (torch.randperm(B, generator=gen) + torch.rand(B, generator=gen)) / B
@@ -68,18 +61,14 @@ def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Ten
         first = torch.where(canvas, u, torch.full_like(u, 2.0)).argmin(1)
         masked[none, first[none]] = True
     noisy = torch.where(masked, torch.full_like(tokens, mask_id), tokens)
-    if draft is not None:   # draft rows: what is not masked shows the draft, and is supervised too
-        drafted = canvas & ~masked & (draft >= 0)
-        noisy = torch.where(drafted, draft, noisy)
-        masked = masked | drafted
     return noisy, masked, t
 
 
 def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator,
-            ar_weight: float = 0.5, t: torch.Tensor | None = None,
-            draft: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+            ar_weight: float = 0.5, t: torch.Tensor | None = None, eom_id: int = -1,
+            filler_weight: float = 1.0) -> tuple[torch.Tensor, dict]:
     B, T = tokens.shape
-    noisy, masked, t = noise(tokens, n_ctx, n_can, mask_id, gen, t, draft=draft)
+    noisy, masked, t = noise(tokens, n_ctx, n_can, mask_id, gen, t)
     pos = torch.arange(T, device=tokens.device).expand(B, T)
     h, _ = model(noisy, pos, mask=context_canvas_mask(n_ctx, n_can, T))
     # Masked canvas positions (diffusion term) and context positions i < n_ctx - 1, which predict
@@ -87,7 +76,12 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     # serves both terms: the (B, T, vocab) logits of unsupervised positions are never built (a
     # quarter of a CPU step went to those, their float copies and the argmax for the log).
     ar = torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None] if ar_weight > 0 else torch.zeros_like(masked)
-    w_diff = masked.float() / masked.sum(1, keepdim=True).clamp(min=1) / B   # mean over each row's masked tokens
+    w = masked.float()
+    if filler_weight != 1.0:   # fillers after the first <eom> of the canvas
+        eom = tokens == eom_id
+        after_first = (eom.long().cumsum(1) > 1) & eom
+        w = torch.where(after_first, w * filler_weight, w)
+    w_diff = w / w.sum(1, keepdim=True).clamp(min=1e-6) / B   # weighted mean over each row's masked tokens
     w_ar = ar.float() * (ar_weight / ar.sum().clamp(min=1))                    # mean over all context tokens
     b, p = (masked | ar).nonzero(as_tuple=True)
     target = torch.where(masked, tokens, torch.roll(tokens, -1, dims=1))[b, p]   # (N,)

@@ -158,7 +158,6 @@ def generate(
     length: int | None = None,
     allow: dict[int, torch.Tensor] | None = None,
     context: list[int] | None = None,
-    draft: list[int] | None = None,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
     completion wants one; a small model otherwise falls back on the safe empty answer).
@@ -168,12 +167,7 @@ def generate(
     constraints, e.g. a block header's first and last token); negative positions count back from
     `length` (-1: the last content token) and need it.
     context: the context's token ids as they are (another task's layout, e.g. next-edit
-    prediction's model/edits.py); prefix_ids/suffix_ids are then ignored.
-    draft: a first guess at the canvas's content (next-edit: the region as it is now), for a model
-    trained with draft rows (model/objective.py). The canvas starts as [draft | <eom> ...]; one
-    forward pass predicts every position, the sure ones are committed (mostly the draft's own
-    tokens) and only the rest are masked and decoded as usual: a region the model leaves as it is
-    costs that one pass."""
+    prediction's model/edits.py); prefix_ids/suffix_ids are then ignored."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
@@ -204,9 +198,6 @@ def generate(
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L, device=dev)[None]
     bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
-    if draft is not None:
-        canvas, conf_of = _doubt(model, tok, kv, draft, C, L, eff.threshold, bias)
-        steps = 1
     while bool((masked := canvas == tok.mask_id).any()):
         check_cancelled(should_stop)
         h, _ = model(canvas[None], pos, past=kv)
@@ -245,26 +236,6 @@ def generate(
     n = ids.index(tok.eom_id) if tok.eom_id in ids else L
     return SampleResult(text=tok.decode(ids[:n]), token_ids=ids[:n], confidences=conf_of[:n].tolist(),
                         forward_passes=steps, context_tokens=C, context_reused=reused, canvas_len=L)
-
-
-def _doubt(model: Transformer, tok: Tokenizer, kv: list[KV], draft: list[int], C: int, L: int,
-           threshold: float, bias: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """One forward pass over [draft | <eom> ...] (L,): a model trained with draft rows
-    (model/objective.py) predicts every position's token. Positions whose prediction passes
-    `threshold` are committed to it (mostly the draft's own token), the rest are masked and decoded
-    as usual; a filler that is not sure masks everything after it too (the content may grow there).
-    Returns (canvas, confidence of the committed positions)."""
-    dev = model.tok_emb.weight.device
-    ids = (list(draft) + [tok.eom_id] * L)[:L]
-    canvas = torch.tensor(ids, dtype=torch.long, device=dev)
-    h, _ = model(canvas[None], torch.arange(C, C + L, device=dev)[None], past=kv)
-    picked, conf = pick(model.logits(h[0]).float() + bias, tok.eom_id, 0.0, None)
-    doubted = conf < threshold
-    unsure_eom = (doubted & (picked == tok.eom_id)).nonzero()
-    if len(unsure_eom):
-        doubted[int(unsure_eom[0]):] = True
-    canvas = torch.where(doubted, torch.full_like(canvas, tok.mask_id), picked)
-    return canvas, torch.where(doubted, torch.zeros_like(conf), conf)
 
 
 def _decode(tok: Tokenizer, canvas: torch.Tensor) -> str:

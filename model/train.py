@@ -42,6 +42,7 @@ class TrainConfig:
     decay_frac: float = 0.25           # linear decay over the last quarter of the run (by steps or time)
     weight_decay: float = 0.1
     ar_weight: float = 0.5             # auxiliary next-token loss on the causal context (model/objective.py)
+    filler_weight: float = 1.0         # weight of the <eom> fillers after a canvas's first (model/objective.py)
     steps: int = 100_000
     time_budget: float = 0.0           # seconds; 0 = no limit. Progress = max(step/steps, elapsed/budget)
     save_every: float = 600.0          # seconds between checkpoints
@@ -175,7 +176,8 @@ def train(cfg: TrainConfig) -> Path:
           f"{len(texts)} train files, {len(held)} held-out", flush=True)
     seed = data_seed(cfg) + step
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
-        from .edits import batch_stream as edit_batch_stream
+        from .edits import FORMAT, batch_stream as edit_batch_stream
+        mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
     else:
         batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
@@ -200,11 +202,10 @@ def train(cfg: TrainConfig) -> Path:
         t_step = time.time()
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step, progress)
-        tokens, n_ctx, n_can, *rest = next(batches)
-        draft = rest[0].to(dev) if rest else None
+        tokens, n_ctx, n_can = next(batches)
         with amp:
             loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight,
-                                  draft=draft)
+                                  eom_id=tok.eom_id, filler_weight=cfg.filler_weight)
         loss.backward()
         gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
         opt.step()

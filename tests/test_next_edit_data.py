@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from model.data import CANVAS_BUCKETS, build_corpus
+from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (REGION_LINES, EditTask, case_from_steps, edit_context, edit_example, edit_stream,
-                         history_pair, line_hunk, region_lines, task_for)
+from model.edits import (EDIT_CANVAS, REGION_LINES, EditTask, apply_changed, case_from_steps, changed_lines,
+                         edit_context, edit_example, edit_stream, history_pair, line_hunk, region_lines, task_for)
 from model.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,7 +217,7 @@ def test_literal_special_token_text_stays_text(tok):
     assert tok.decode(ctx[s + 1:e]) == task.region
 
 
-def test_edit_example_canvas_is_the_target_then_fillers(tok, texts):
+def test_edit_example_canvas_is_the_changed_lines_then_fillers(tok, texts):
     rng = random.Random(0)
     made = 0
     for seed in range(40):
@@ -225,18 +225,52 @@ def test_edit_example_canvas_is_the_target_then_fillers(tok, texts):
         if case is None or case.category == "jump":
             continue
         ex = edit_example(tok, case.task, case.target_region, rng, 384)
+        lines = changed_lines(case.task.region, case.target_region)
         if ex is None:
-            assert len(tok.encode(case.target_region)) > CANVAS_BUCKETS[-1] or \
-                edit_context(tok, case.task, 384 - CANVAS_BUCKETS[-1]) is None
+            assert lines is None or len(tok.encode("\n".join(lines))) > EDIT_CANVAS or \
+                edit_context(tok, case.task, 384 - EDIT_CANVAS) is None
             continue
         canvas = ex.tokens[ex.n_ctx:]
-        new = tok.encode(case.target_region)
-        assert len(canvas) in CANVAS_BUCKETS and len(ex.tokens) <= 384
+        new = tok.encode("\n".join(lines)) if lines else []
+        assert len(canvas) == EDIT_CANVAS and len(ex.tokens) <= 384
         assert canvas[:len(new)] == new and set(canvas[len(new):]) <= {tok.eom_id}
-        assert ex.tokens[:ex.n_ctx] == edit_context(tok, case.task, 384 - len(canvas))
+        assert ex.tokens[:ex.n_ctx] == edit_context(tok, case.task, 384 - EDIT_CANVAS)
         made += 1
     assert made > 10
     assert edit_example(tok, task_for("x = 1\n", 0, 0, []), "y = 2\n" * 200, rng, 384) is None
+
+
+REGION = "class A:\n    @property\n    def size(self):\n        return old(self.n)\n\n    def grow(self, k):\n        return old(k)"
+
+
+@pytest.mark.parametrize("new_region, lines", [
+    (REGION, []),                                                     # no edit: an empty canvas
+    (REGION.replace("old(k)", "new(k)"), ["        return new(k)"]),  # one line
+    (REGION.replace("old(", "new("), ["        return new(self.n)", "        return new(k)"]),  # two hunks
+    (REGION.replace("    def grow", "    @property\n    def grow"),  # an added line and its anchor, although
+     ["    @property", "    def grow(self, k):"]),                    # the same line exists above
+    (REGION + "\n    grow = staticmethod(grow)", ["        return old(k)", "    grow = staticmethod(grow)"]),
+    (REGION.replace("return old(k)", "return old(k, limit=3)"), ["        return old(k, limit=3)"]),
+    (REGION.replace("def grow(self, k)", "def grow(self, k, limit)"), ["    def grow(self, k, limit):"]),
+])
+def test_changed_lines_say_the_edit_and_apply_changed_puts_them_back(new_region, lines):
+    assert changed_lines(REGION, new_region) == lines
+    for cursor_line in (0, 3, 6):
+        assert apply_changed(REGION, lines, cursor_line) == new_region
+
+
+def test_a_removed_line_cannot_be_said():
+    assert changed_lines(REGION, REGION.replace("    @property\n", "")) is None
+
+
+def test_apply_changed_puts_a_line_where_it_reads_as_an_edit():
+    region = "    self.add_node(u, limit=10)\n    self.add_node(v)\n    self.add_node(w)"
+    # the line just edited resembles the answer more, character for character; the answer keeps
+    # every word of the line it edits
+    assert apply_changed(region, ["    self.add_node(v, limit=10)"], 0) == \
+        "    self.add_node(u, limit=10)\n    self.add_node(v, limit=10)\n    self.add_node(w)"
+    # a line like none of the region's is inserted, never put over an unrelated line
+    assert apply_changed("a = 1\nb = 2", ["import os", "a = 1"], 0) == "import os\na = 1\nb = 2"
 
 
 def test_edit_stream_is_deterministic_and_mixes_silence(tok, texts):
@@ -249,8 +283,7 @@ def test_edit_stream_is_deterministic_and_mixes_silence(tok, texts):
     for e in a:
         ctx, canvas = e.tokens[:e.n_ctx], [t for t in e.tokens[e.n_ctx:] if t != tok.eom_id]
         assert ctx[-1] == region_end and len(e.tokens) <= 384
-        region = ctx[ctx.index(tok.special["<|edit_region|>"]) + 1:-1]
-        silent += tok.decode(region) == tok.decode(canvas)
+        silent += not canvas
     assert 0.2 < silent / len(a) < 0.7
 
 

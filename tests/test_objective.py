@@ -72,18 +72,27 @@ def test_loss_matches_the_objective_written_out():
         assert abs(stats["loss"] - want.item()) < 1e-5  # the loss takes its cross-entropy in float32
 
 
-def test_draft_rows_show_the_draft_where_unmasked_and_supervise_every_canvas_position():
-    """Next-edit rows (model/edits.py) carry a draft: the canvas positions not masked show the draft
-    token instead of the target and are supervised too; rows without a draft are masked as before."""
-    exs = [Example(list(range(10, 40)), n_ctx=20, draft=[90 + i for i in range(10)]),
-           Example(list(range(10, 40)), n_ctx=20)]
-    tokens, n_ctx, n_can, draft = collate(exs, pad_id=0, seq_len=32)
-    assert (draft[0, 20:30] == torch.arange(90, 100)).all() and (draft[0, :20] == -1).all() and (draft[1] == -1).all()
-    g = torch.Generator().manual_seed(0)
-    noisy, supervised, _ = noise(tokens, n_ctx, n_can, MASK, g, t=torch.tensor([0.3, 0.3]), draft=draft)
-    row0, row1 = noisy[0, 20:30], noisy[1, 20:30]
-    assert supervised[0, 20:30].all() and not supervised[0, :20].any()          # every canvas position
-    assert ((row0 == MASK) | (row0 == draft[0, 20:30])).all() and (row0 != MASK).any()
-    assert ((row1 == MASK) | (row1 == tokens[1, 20:30])).all()                  # plain row: targets or masks
-    assert torch.equal(supervised[1], noisy[1] == MASK)
-    assert collate(exs[1:], pad_id=0, seq_len=32).__len__() == 3                 # no draft: the old shape
+def test_fillers_after_the_first_eom_weigh_filler_weight():
+    """--filler-weight: each row's diffusion term is the mean over its masked canvas tokens with the
+    <eom> fillers after the canvas's first <eom> weighted filler_weight (the first keeps 1)."""
+    from model.transformer import context_canvas_mask
+    torch.manual_seed(2)
+    EOM = 7
+    m = Transformer(preset("tiny")).double()
+    rows = [[*torch.randint(16, 400, (20,)).tolist(), 30, 31, 32, EOM, EOM, EOM, EOM, EOM],
+            [*torch.randint(16, 400, (10,)).tolist(), EOM, EOM, EOM, EOM]]
+    tokens, n_ctx, n_can = collate([Example(rows[0], n_ctx=20), Example(rows[1], n_ctx=10)], pad_id=0, seq_len=28)
+    B, T = tokens.shape
+    for fw in (1.0, 0.1, 0.0):
+        got, _ = loss_fn(m, tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(5), 0.0,
+                         t=torch.full((B,), 0.9), eom_id=EOM, filler_weight=fw)
+        noisy, masked, _ = noise(tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(5), t=torch.full((B,), 0.9))
+        h, _ = m(noisy, torch.arange(T).expand(B, T), mask=context_canvas_mask(n_ctx, n_can, T))
+        ce = -m.logits(h).double().log_softmax(-1).gather(-1, tokens[..., None]).squeeze(-1)
+        want = 0.0
+        for b in range(B):
+            first = rows[b].index(EOM)
+            w = torch.tensor([0.0 if not masked[b, p] else (fw if tokens[b, p] == EOM and p > first else 1.0)
+                              for p in range(T)], dtype=torch.double)
+            want += (w * ce[b]).sum() / w.sum() / B
+        assert abs(got.item() - float(want)) < 1e-6, (fw, got.item(), float(want))

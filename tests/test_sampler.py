@@ -106,19 +106,9 @@ def test_fixed_length_and_allowed_tokens(io):
         generate(model, tok, pre, suf, canvas_len=16, length=1, allow={0: first, -1: last})
 
 
-def test_draft_kept_where_the_model_agrees_and_redecoded_where_it_doubts(io):
-    """A draft canvas (next-edit: the region as it is): one pass predicts every position; when every
-    prediction passes the threshold that pass is all it costs; when none does, every position is
-    decoded again, as from masks."""
+def test_an_explicit_context_is_used_as_it_is(io):
+    """Next-edit prediction (model/edits.py) brings its own context layout."""
     from model.data import fim_context
-    from model.sampler import Effort
     model, tok, pre, suf = io
-    draft = tok.encode("return total / len(xs)")
-    keep = generate(model, tok, pre, suf, canvas_len=16, effort=Effort(threshold=0.0, max_steps=8), draft=draft)
-    assert keep.forward_passes == 1 and tok.mask_id not in keep.token_ids
-    redo = generate(model, tok, pre, suf, canvas_len=16, effort=Effort(threshold=2.0, max_steps=64), draft=draft)
-    fresh = generate(model, tok, pre, suf, canvas_len=16, effort=Effort(threshold=2.0, max_steps=64))
-    assert redo.forward_passes == fresh.forward_passes + 1 and redo.token_ids == fresh.token_ids
-    # an explicit context is used as it is
     same = generate(model, tok, [], [], canvas_len=16, context=fim_context(tok, pre, suf))
     assert same.token_ids == generate(model, tok, pre, suf, canvas_len=16).token_ids

@@ -2,7 +2,7 @@
 `redraft/nextEdit` (custom requests, advertised as `experimental.redraftNextEdit`), their ranges in
 UTF-16 and UTF-8 sessions, cancellation, staleness, versions, bad params, a 10 MB document.
 
-Edits come from analogy (lsp_server/next_edit/analogy.py; the model is not asked, USE_MODEL):
+Edits come from analogy (lsp_server/next_edit/analogy.py; the shipped model is asked only where its config says it was trained for next edits, predict.trained_for_next_edits):
 test_a_rename_is_carried_to_the_next_uses judges one's content.  Where a test needs the edit the
 server should have answered, the same predictor runs in this process on the same text
 (`predict_at`, or `Engine.next_edit` itself on the whole text) and the two must agree.

@@ -56,3 +56,23 @@ def test_continued_runs_draw_new_batches(tmp_path):
     assert shipped != scratch
     assert data_seed(TrainConfig(seed=7, init=str(checkpoint.DEFAULT_DIR))) == shipped
     assert data_seed(TrainConfig(seed=7, init=str(other))) not in (scratch, shipped)
+
+
+def test_edit_share_run_says_its_next_edit_format(tmp_path):
+    """A run with next-edit rows writes model/edits.py's FORMAT into its config (the server asks a
+    checkpoint for next edits only then); the filler weight is accepted."""
+    import shutil
+    import textwrap as tw
+
+    from model.edits import FORMAT
+    code = tmp_path / "code"
+    code.mkdir()
+    for i in range(6):
+        shutil.copy(tw.__file__, code / f"tw{i}.py")
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--init", str(checkpoint.DEFAULT_DIR),
+                        "--data", str(code), "--out", str(out), "--steps", "2", "--batch-size", "2",
+                        "--edit-share", "0.5", "--filler-weight", "0.1", "--log-every", "1", "--eval-batches", "1",
+                        "--threads", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert checkpoint.load(out).config.next_edit == FORMAT and checkpoint.load().config.next_edit == ""

@@ -1,14 +1,11 @@
 """The next edit: from the recent edits and the cursor, the edit the user is about to make.
 
 First by analogy (analogy.py): the last edit read as a rule and carried to the nearest lines it
-fits, in well under a millisecond, silent where nothing fits.  Then, only with USE_MODEL (off by
-default: the first draft-row fine-tune, runs/ne2, scored 0% exact and stayed silent on 1.7% of
-the cases where nothing is due, bench/RESULTS.md), the model:
-one pass of the model over a region of the document (model/edits.py: the layout shared with
-training): the region around the cursor first. The canvas starts as the region as it is (DRAFT),
-so a region the model leaves alone costs one forward pass and only the positions it is unsure of
-are decoded again. "No edit" is the region unchanged. When the cursor's region stays
-unchanged, the places where the last edit's removed words still occur (a rename carried on further
+fits, in well under a millisecond, silent where nothing fits.  Then, when the checkpoint was
+trained for next edits (`trained_for_next_edits`: its config names model/edits.py's FORMAT), the model:
+it writes the lines of a region of the document that will change (model/edits.py: the layout
+shared with training; an empty canvas is "no edit"), the region around the cursor first, and
+`apply_changed` puts them back in the region. When the cursor's region stays unchanged, the places where the last edit's removed words still occur (a rename carried on further
 down) are tried as regions too, nearest first (`MAX_JUMPS`): a jump.
 
 `NextEdit` is the answer in document terms: the changed span of lines and its new text, trimmed to
@@ -20,8 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from model.data import CANVAS_BUCKETS
-from model.edits import REGION_LINES, EditTask, edit_context, task_for
+from model.edits import EDIT_CANVAS, FORMAT, REGION_LINES, EditTask, apply_changed, edit_context, task_for
 from model.sampler import ContextCache, generate
 
 from . import analogy
@@ -29,14 +25,6 @@ from . import analogy
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
 MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
-# Start the canvas from the region as it is (model/sampler.py `draft`): right for a model trained
-# with draft rows (model/objective.py); a model trained only on masks (default-v8) predicts nothing
-# useful at a draft position (measured: p < 0.05 for the draft's own tokens).
-DRAFT = True
-# Ask the model when analogy has nothing to say.  Off until a checkpoint trained for next edits
-# beats silence (bench/next_edit.py): a model that proposes wrong edits costs the user more than
-# one that proposes none.
-USE_MODEL = False
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -63,28 +51,27 @@ class Attempt:
     forward_passes: int
 
 
-def _canvas_len(n_tokens: int) -> int | None:
-    """The bucket for the region as it is, with room to grow by a quarter where a bucket has it (or
-    None: the region alone is longer than the largest)."""
-    want = n_tokens + max(4, n_tokens // 4)
-    fits = [b for b in CANVAS_BUCKETS if b >= want] or [b for b in CANVAS_BUCKETS if b > n_tokens]
-    return fits[0] if fits else None
+def trained_for_next_edits(model) -> bool:
+    """Whether the model writes next edits in this format (a checkpoint trained with `redraft train
+    --edit-share` says so in its config); other models are never asked, analogy answers alone."""
+    return model is not None and getattr(model.cfg, "next_edit", "") == FORMAT
 
 
 def rewrite(model, tok, seq_len: int, task: EditTask, effort: str = "low", cache: ContextCache | None = None,
             should_stop: Callable[[], bool] | None = None) -> tuple[str, float, int] | None:
-    """(the model's text for the task's region, the lowest confidence among its tokens, forward
-    passes), or None when the region cannot fit a row."""
-    draft = tok.encode(task.region)
-    L = _canvas_len(len(draft))
-    if L is None:
-        return None
-    ctx = edit_context(tok, task, seq_len - L)
+    """(the model's text for the task's region, the lowest confidence among the tokens it wrote,
+    forward passes), or None when the region cannot fit a row."""
+    ctx = edit_context(tok, task, seq_len - EDIT_CANVAS)
     if ctx is None:
         return None
-    res = generate(model, tok, [], [], canvas_len=L, effort=effort, cache=cache, should_stop=should_stop,
-                   context=ctx, draft=draft if DRAFT else None)
-    return res.text, min(res.confidences, default=1.0), res.forward_passes
+    res = generate(model, tok, [], [], canvas_len=EDIT_CANVAS, effort=effort, cache=cache,
+                   should_stop=should_stop, context=ctx)
+    lines = res.text.split("\n") if res.text.strip() else []
+    old = set(task.region.split("\n"))
+    if all(l in old for l in lines):   # only lines that are there already: the model says no edit
+        lines = []
+    new = apply_changed(task.region, lines, task.region[:task.cursor].count("\n"))
+    return new, min(res.confidences, default=1.0), res.forward_passes
 
 
 def rewrite_region(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
@@ -137,20 +124,20 @@ def to_edit(text: str, att: Attempt, min_confidence: float = MIN_CONFIDENCE) -> 
 def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
               effort: str = "low", cache: ContextCache | None = None,
               should_stop: Callable[[], bool] | None = None,
-              min_confidence: float = MIN_CONFIDENCE) -> tuple[NextEdit | None, int]:
-    """(the next edit or None, forward passes spent): analogy's, else (USE_MODEL) the model's for
-    the cursor's region, then for the jumps."""
+              min_confidence: float = MIN_CONFIDENCE, use_analogy: bool = True) -> tuple[NextEdit | None, int]:
+    """(the next edit or None, forward passes spent): analogy's (use_analogy), else, when the
+    model was trained for next edits, the model's for the cursor's region, then for the jumps."""
     if should_stop is not None and should_stop():
         return None, 0
-    found = analogy.propose(text, line, history)
+    found = analogy.propose(text, line, history) if use_analogy else None
     if found is not None:
         a, b, new, confidence = found
         lines = text.split("\n")
         att = Attempt(a, b, "\n".join(lines[a:b]), "\n".join(new), confidence, 0)
         edit = to_edit(text, att, min_confidence)
-        if edit is not None or not USE_MODEL:
+        if edit is not None:
             return edit, 0
-    if not USE_MODEL:
+    if not trained_for_next_edits(model):
         return None, 0
     passes = 0
     first = rewrite_region(model, tok, seq_len, text, line, col, history, effort, cache, should_stop)
@@ -172,48 +159,53 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
 
 
 # ---------------------------------------------------------------------------------------------
-# bench/next_edit.py's predictor API (the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT, with
-# REDRAFT_MIN_CONFIDENCE: calibrate it with `bench/next_edit.py --split train`)
+# bench/next_edit.py's predictor API: the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT, with
+# REDRAFT_MIN_CONFIDENCE (calibrate it with `bench/next_edit.py --split train`); REDRAFT_NEXT_EDIT
+# picks who answers: "both" (the server's way, the default), "analogy" or "model" alone.
 
 _LOADED = None
+
+
+def _env(name: str, default: str) -> str:
+    import os
+    return os.environ.get(name) or default
 
 
 def _model():
     global _LOADED
     if _LOADED is None:
-        import os
-
         from model import checkpoint
-        _LOADED = checkpoint.load(os.environ.get("REDRAFT_MODEL") or None)
+        _LOADED = checkpoint.load(_env("REDRAFT_MODEL", "") or None)
     return _LOADED
 
 
-def _effort() -> str:
-    import os
-    return os.environ.get("REDRAFT_EFFORT", "low")
-
-
-def _min_confidence() -> float:
-    import os
-    return float(os.environ.get("REDRAFT_MIN_CONFIDENCE", MIN_CONFIDENCE))
+def _who() -> str:
+    who = _env("REDRAFT_NEXT_EDIT", "both")
+    if who not in ("both", "analogy", "model"):
+        raise SystemExit(f"REDRAFT_NEXT_EDIT={who!r}: choose both, analogy or model")
+    return who
 
 
 def predict(task: EditTask) -> str:
-    new = analogy.rewrite(task)
-    if new != task.region or not USE_MODEL:
+    who = _who()
+    new = analogy.rewrite(task) if who != "model" else task.region
+    if new != task.region or who == "analogy" or not trained_for_next_edits(_model().model):
         return new
     m = _model()
-    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
-    if out is None or out[1] < _min_confidence():
+    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _env("REDRAFT_EFFORT", "low"))
+    if out is None or out[1] < float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE))):
         return task.region
     return out[0]
 
 
 def anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]) -> NextEdit | None:
     """The next edit as the server finds it (bench/next_edit_real.py reads its confidence)."""
-    m = _model() if USE_MODEL else None
+    who = _who()
+    m = _model() if who != "analogy" else None
     edit, _ = next_edit(m and m.model, m and m.tokenizer, m and m.model.cfg.max_seq_len, text, line, col, history,
-                        _effort(), min_confidence=_min_confidence())
+                        _env("REDRAFT_EFFORT", "low"),
+                        min_confidence=float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE))),
+                        use_analogy=who != "model")
     return edit
 
 

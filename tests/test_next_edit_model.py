@@ -1,0 +1,61 @@
+"""Who writes next edits (lsp_server/next_edit/predict.py): analogy first; the model only when its
+checkpoint says it was trained in model/edits.py's format (`next_edit` in config.json, set by
+`redraft train --edit-share`). The shipped checkpoint is not (issue 24: no CPU run has learned
+next edits yet, bench/RESULTS.md), so the server never asks it; a checkpoint that says so is asked
+and its canvas of changed lines is put back into the region."""
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from lsp_server.next_edit.predict import next_edit, rewrite, trained_for_next_edits
+from model.config import ModelConfig
+from model.edits import EDIT_CANVAS, FORMAT, apply_changed, edit_context, task_for
+from model.sampler import generate
+from model.transformer import Transformer
+
+TEXT = "def f(a):\n    x = old(a)\n    y = old(a + 1)\n    return x + y\n"
+HISTORY = [("    x = old(a)", "    x = new(a)")]
+
+
+def flagged(shipped, fmt: str) -> Transformer:
+    """The shipped weights under a config that says `next_edit = fmt`."""
+    m = Transformer(dataclasses.replace(shipped.model.cfg, next_edit=fmt)).eval()
+    m.load_state_dict(shipped.model.state_dict())
+    return m
+
+
+def test_the_config_says_which_next_edit_format_a_checkpoint_was_trained_on(shipped, tmp_path):
+    assert ModelConfig.from_dict({"next_edit": FORMAT}).next_edit == FORMAT
+    assert ModelConfig().next_edit == "" and not trained_for_next_edits(shipped.model)
+    assert trained_for_next_edits(flagged(shipped, FORMAT))
+    assert not trained_for_next_edits(flagged(shipped, "draft-rows")) and not trained_for_next_edits(None)
+
+
+def test_a_model_not_trained_for_next_edits_is_never_asked(shipped):
+    text = TEXT.replace("x = old(a)", "x = new(a)")
+    edit, passes = next_edit(shipped.model, shipped.tokenizer, 384, text, 1, 0, HISTORY, use_analogy=False)
+    assert edit is None and passes == 0
+    # analogy alone still carries the rename
+    edit, passes = next_edit(shipped.model, shipped.tokenizer, 384, text, 1, 0, HISTORY)
+    assert edit is not None and edit.text == "new" and passes == 0
+
+
+def test_a_model_trained_for_next_edits_is_asked_and_its_lines_go_back_into_the_region(shipped):
+    m = flagged(shipped, FORMAT)
+    text = TEXT.replace("x = old(a)", "x = new(a)")
+    _, passes = next_edit(m, shipped.tokenizer, 384, text, 1, 0, HISTORY, use_analogy=False)
+    assert passes >= 1
+    task = task_for(text, 1, 0, HISTORY)
+    with torch.no_grad():
+        new, confidence, passes = rewrite(m, shipped.tokenizer, 384, task)
+        res = generate(m, shipped.tokenizer, [], [], canvas_len=EDIT_CANVAS, effort="low",
+                       context=edit_context(shipped.tokenizer, task, 384 - EDIT_CANVAS))
+    assert passes == res.forward_passes >= 1 and 0.0 <= confidence <= 1.0
+    lines = res.text.split("\n") if res.text.strip() else []
+    region_lines = task.region.split("\n")
+    if all(l in region_lines for l in lines):   # nothing new written: no edit
+        assert new == task.region
+    else:
+        assert new == apply_changed(task.region, lines, 1)
