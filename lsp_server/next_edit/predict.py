@@ -1,12 +1,13 @@
 """The next edit: from the recent edits and the cursor, the edit the user is about to make.
 
 First by analogy (analogy.py): the last edit read as a rule and carried to the nearest lines it
-fits, in well under a millisecond, silent where nothing fits.  Then, when the checkpoint was
-trained for next edits (`trained_for_next_edits`: its config names model/edits.py's FORMAT), the model:
-it writes the lines of a region of the document that will change (model/edits.py: the layout
-shared with training; an empty canvas is "no edit"), the region around the cursor first, and
-`apply_changed` puts them back in the region. When the cursor's region stays unchanged, the places where the last edit's removed words still occur (a rename carried on further
-down) are tried as regions too, nearest first (`MAX_JUMPS`): a jump.
+fits, in well under a millisecond, silent where nothing fits.  Then, only when the checkpoint was
+trained for next edits (`trained_for_next_edits`: its config names model/edits.py's FORMAT), the
+model: it writes the lines of a region of the document that will change (model/edits.py: the
+layout shared with training; an empty canvas is "no edit"), the region around the cursor first,
+and `apply_changed` puts them back in the region. When the cursor's region stays unchanged, the
+places where the last edit's removed words still occur (a rename carried on further down) are
+tried as regions too, nearest first (`MAX_JUMPS`): a jump.
 
 `NextEdit` is the answer in document terms: the changed span of lines and its new text, trimmed to
 the characters that differ, so a client shows (and applies) only the change.
@@ -33,7 +34,7 @@ class NextEdit:
     start: int               # character offsets in the document: text[start:end] becomes `text`
     end: int
     text: str
-    region_start_line: int   # the region the model rewrote (lines [start, end))
+    region_start_line: int   # the region rewritten (lines [start, end))
     region_end_line: int
     new_region: str
     confidence: float        # the lowest probability among the tokens it changed (1.0 if none)
