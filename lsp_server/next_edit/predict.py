@@ -180,6 +180,14 @@ def _model():
     return _LOADED
 
 
+def _effort() -> str:
+    return _env("REDRAFT_EFFORT", "low")
+
+
+def _min_confidence() -> float:
+    return float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE)))
+
+
 def _who() -> str:
     who = _env("REDRAFT_NEXT_EDIT", "both")
     if who not in ("both", "analogy", "model"):
@@ -193,8 +201,8 @@ def predict(task: EditTask) -> str:
     if new != task.region or who == "analogy" or not trained_for_next_edits(_model().model):
         return new
     m = _model()
-    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _env("REDRAFT_EFFORT", "low"))
-    if out is None or out[1] < float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE))):
+    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
+    if out is None or out[1] < _min_confidence():
         return task.region
     return out[0]
 
@@ -204,9 +212,7 @@ def anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]) -> 
     who = _who()
     m = _model() if who != "analogy" else None
     edit, _ = next_edit(m and m.model, m and m.tokenizer, m and m.model.cfg.max_seq_len, text, line, col, history,
-                        _env("REDRAFT_EFFORT", "low"),
-                        min_confidence=float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE))),
-                        use_analogy=who != "model")
+                        _effort(), min_confidence=_min_confidence(), use_analogy=who != "model")
     return edit
 
 
