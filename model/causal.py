@@ -1,5 +1,5 @@
 """Candidates from the model's causal path, and their likelihood: what the higher efforts spend more
-compute on.
+compute on; and the greedy answers of next-edit prediction (model/edits.py).
 
 The context [<suffix> suffix <prefix> prefix] is encoded causally and trained with a next-token loss
 (model/objective.py), so the same weights are also a suffix-aware left-to-right model: after the
@@ -101,6 +101,37 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
                 break
         seqs.append(s)
     return seqs, passes + 1
+
+
+@torch.inference_mode()
+def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max_new: int, stop_id: int,
+           should_stop: Callable[[], bool] | None = None) -> tuple[list[int], list[float], int]:
+    """The greedy continuation of the whole context `ctx` (kv: its cached keys/values, batch 1), up
+    to and including stop_id or max_new tokens (next-edit answers, model/edits.py). Returns the
+    tokens, each one's probability, and the forward passes."""
+    dev = model.tok_emb.weight.device
+    C = len(ctx)
+    bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True)   # text and <eom>, no other special
+    # the context's last token again, to get its hidden state (the cache holds keys/values only)
+    h, _ = model(torch.tensor([[ctx[-1]]], device=dev), torch.tensor([[C - 1]], device=dev),
+                 past=_head(kv, C - 1), mask=torch.ones(1, 1, 1, C, dtype=torch.bool, device=dev))
+    past = _head(kv, C)
+    out: list[int] = []
+    probs: list[float] = []
+    passes = 1
+    while True:
+        p = torch.softmax(model.logits(h[0, -1]).float() + bias, -1)
+        t = int(p.argmax())
+        out.append(t)
+        probs.append(float(p[t]))
+        if t == stop_id or len(out) >= max_new:
+            return out, probs, passes
+        check_cancelled(should_stop)
+        n = C + len(out)
+        h, new = model(torch.tensor([[t]], device=dev), torch.tensor([[n - 1]], device=dev), past=past,
+                       mask=torch.ones(1, 1, 1, n, dtype=torch.bool, device=dev))
+        past = _cat(past, new)
+        passes += 1
 
 
 @torch.inference_mode()

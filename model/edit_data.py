@@ -27,11 +27,11 @@ edited or added), noise_line (a new statement: a print, an assert, a TODO), nois
 literal found once in the window changed).
 
 KINDS gives each kind's share of the training cases: 30% silence by construction, and the
-jumps' halves trained as silence (model/edits.py case_examples) bring the rows whose canvas is the
+jumps' halves trained as silence (model/edits.py case_examples) bring the rows whose answer is the
 region unchanged to ~40%. A propagation's case is one whose next edit lies in the region
 NEAR_SHARE of the time where it has one. Measured on the held-out split (1,500 rows of
 edit_stream's draw, seed 1): 31% noise, 26% below, 10% above, 12% fill-in, 22% jump; 41% of the
-rows' canvases are the region unchanged; ~240 rows/s on one core (FIM rows: ~1,900/s).
+rows' answers are the region unchanged; ~240 rows/s on one core (FIM rows: ~1,900/s).
 """
 from __future__ import annotations
 

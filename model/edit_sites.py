@@ -86,7 +86,7 @@ def scan(text: str, lang: str = "python") -> Scan:
     while stack:
         n = stack.pop()
         t = n.type
-        if t in ident or t in attr:
+        if (t in ident or t in attr) and n.end_byte > n.start_byte:   # not a parser's MISSING node
             p = n.parent
             if p is not None and p.type == "keyword_argument" and p.children[0].start_byte == n.start_byte:
                 continue

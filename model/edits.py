@@ -4,39 +4,49 @@ The user has just made some edits; the model rewrites a small *region* of lines 
 into what it will look like after the user's next edit, or leaves it unchanged when no edit is due
 there ("no edit" is the region unchanged, which is what the model must answer most of the time).
 
-One row is `[context | canvas]` like a fill-in-the-middle row (model/transformer.py):
+One row is `[context | answer | canvas]`; the answer is read on the model's causal path:
 
     <|edit_history|> (<|edit_before|> before <|edit_after|> after)*      recent edits, oldest first
     <|fim_suffix|> suffix-head                                           the file after the region
     <|fim_prefix|> prefix-tail                                           the file before the region
     <|edit_region|> region[:cursor] <|cursor|> region[cursor:] <|edit_region_end|>
-    [canvas: the region's changed lines as they will read, then <|eom|> fillers; EDIT_CANVAS tokens]
+    answer: the region's changed lines as they will read, then <|eom|> (at most EDIT_ANSWER tokens)
+    [canvas: one <|eom|>]
 
-Design decision: the canvas holds only the region's lines that change (`changed_lines`: each
+Design decision: the answer holds only the region's lines that change (`changed_lines`: each
 replaced or added line's new text, in order; an added line brings the unchanged line after it as
-an anchor), not the whole new region, and "no edit" is an empty canvas. `apply_changed` puts them
-back: each line replaces the region line it resembles most (a monotone alignment over word
-tokens), or is inserted. Why: a draft-row model that rewrote the whole ~100-token region (runs/ne2,
-bench/RESULTS.md) copied its first lines and garbled the rest, and stayed silent on 1.7% of the
-cases with nothing due, because every one of a hundred copied tokens had to be right; here
-silence is one confident <|eom|> and an edit is a line or two (12 tokens at the median, 46 at the
-99th percentile of the training split's cases). A line removed outright cannot be said (such
+an anchor), not the whole new region, and "no edit" is an answer of <|eom|> alone. `apply_changed`
+puts them back: each line replaces the region line it resembles most (a monotone alignment over
+word tokens), or is inserted. Why: a draft-row model that rewrote the whole ~100-token region
+(runs/ne2, bench/RESULTS.md) copied its first lines and garbled the rest, and stayed silent on
+1.7% of the cases with nothing due, because every one of a hundred copied tokens had to be right;
+here silence is one confident <|eom|> and an edit is a line or two (12 tokens at the median, 46 at
+the 99th percentile of the training split's cases). A line removed outright cannot be said (such
 cases are not trained), and a line much changed may be put at the wrong place; the benchmark's
 cases the format can hold: bench/RESULTS.md.
 
+Design decision: the answer is written left to right on the causal path (the context's next-token
+head, model/causal.py `greedy`), not on a diffusion canvas. An edit is mostly a copy of a region
+line with a word changed, and copying is what a causal decoder does well: each token follows the
+one before it in the line it copies. The same lines on a 64-token diffusion canvas (runs/ne3,
+runs/ne4, bench/RESULTS.md) came out garbled (`show_text data))))`: 0 of 240 edits exact at the
+default effort), since positions committed in parallel do not agree on where in the line they are;
+on the causal path silence costs one forward pass of one token and a 12-token edit twelve, with
+the context's keys/values cached. In training, the answer tokens get a weight of their own in the
+next-token term (model/objective.py `answer_id`); the one-token canvas keeps the row's layout that
+of every other row.
+
 Design decision: the file around the region is laid out like the FIM context the model was
-pretrained on (suffix first, then prefix, each behind its FIM sentinel), so the region's new text
-on the canvas is, as there, the middle between prefix and suffix; the region as it is comes
-right before the canvas, which mostly copies it. `<|edit_history|>` opens every row, so a next-edit
+pretrained on (suffix first, then prefix, each behind its FIM sentinel); the region as it is
+comes right before the answer, which mostly copies from it. `<|edit_history|>` opens every row, so a next-edit
 row never looks like a FIM row (those open with `<|fim_suffix|>`).
 
 Design decision: the region is small, REGION_LINES (10) lines: 3 above the cursor line, the cursor
-line and 6 below, clipped at the file's ends. A row is at most 384 tokens (context + canvas) and
-the canvas at most 128 (CANVAS_BUCKETS): the region appears twice (as it is, in the context, and
-as it becomes, on the canvas), so a 20-line region (~200 tokens of Python) would leave no room for
-the file around it or for the edits; examples whose changed lines exceed EDIT_CANVAS tokens are
-skipped. The canvas has one length for every row (EDIT_CANVAS), so its length tells the model
-nothing that inference would not know.
+line and 6 below, clipped at the file's ends. A row is at most 384 tokens and the answer at
+most EDIT_ANSWER: the region appears twice (as it is, and as it becomes in the answer), so a
+20-line region (~200 tokens of Python) would leave no room for the file around it or for the
+edits; examples whose answer exceeds EDIT_ANSWER tokens are skipped. The context's budget is the same for every row (`context_budget`), so what fits tells
+the model nothing that inference would not know.
 
 Budget: the region (with its cursor) is never trimmed (None if it alone does not fit); then the
 history gets at most half of what is left, newest edits first (the oldest are dropped, at most
@@ -56,15 +66,16 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from .data import CANVAS_BUCKETS, Example, canvas_len_for
+from .data import Example
 from .tokenizer import Tokenizer
 
 REGION_LINES = 10      # lines in the region (see the module docstring: 384-token rows)
 MAX_HISTORY = 5        # edits shown at most (newest kept)
 HISTORY_SHARE = 0.5    # of the budget left after the region
 PREFIX_SHARE = 0.6     # of the budget left after the history
-FORMAT = "changed-lines"   # ModelConfig.next_edit of a checkpoint trained on these rows
-EDIT_CANVAS = 64       # canvas tokens of every next-edit row: the changed lines, then <|eom|> fillers
+FORMAT = "changed-lines-causal"   # ModelConfig.next_edit of a checkpoint trained on these rows
+EDIT_ANSWER = 64       # answer tokens at most: the changed lines, then <|eom|>
+ANSWER_AFTER = "<|edit_region_end|>"   # the token the answer follows (model/objective.py answer_id)
 INSERT_SCORE = 0.45    # apply_changed: a line resembling no region line more than this is inserted
 SAME_SCORE = 1.0       # ... an insertion's anchor (a line equal to a region line) scores this there
 GAP_COST = 0.02        # ... per unchanged region line between two changed lines (hunks stay together)
@@ -177,26 +188,37 @@ def edit_context(tok: Tokenizer, task: EditTask, budget: int) -> list[int] | Non
             sp["<|edit_region|>"], *region, sp["<|edit_region_end|>"]]
 
 
+def context_budget(seq_len: int) -> int:
+    """The context's tokens at most, in training and inference alike: the row less the longest
+    answer and the one-token canvas."""
+    return seq_len - EDIT_ANSWER - 1
+
+
+def answer_ids(tok: Tokenizer, lines: list[str]) -> list[int]:
+    """The answer's tokens: the changed lines' (none when nothing changes), then <eom>."""
+    return (tok.encode("\n".join(lines)) if lines else []) + [tok.eom_id]
+
+
 def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Random, seq_len: int) -> Example | None:
-    """A training row: the context, then the canvas = the changed lines' tokens (changed_lines;
-    none when nothing changes) + <eom> fillers up to EDIT_CANVAS. None when the change cannot be
-    said (a line removed outright), exceeds the canvas, or the region does not fit the row."""
+    """A training row: the context, the answer (answer_ids of changed_lines), the one-<eom> canvas.
+    None when the change cannot be said (a line removed outright), exceeds EDIT_ANSWER, or the
+    region does not fit the row."""
     lines = changed_lines(task.region, new_region)
     if lines is None:
         return None
-    new = tok.encode("\n".join(lines)) if lines else []
-    if len(new) > EDIT_CANVAS:
+    answer = answer_ids(tok, lines)
+    if len(answer) > EDIT_ANSWER:
         return None
-    ctx = edit_context(tok, task, seq_len - EDIT_CANVAS)
+    ctx = edit_context(tok, task, context_budget(seq_len))
     if ctx is None:
         return None
-    return Example(ctx + new + [tok.eom_id] * (EDIT_CANVAS - len(new)), len(ctx))
+    return Example(ctx + answer + [tok.eom_id], len(ctx) + len(answer))
 
 
-# ----------------------------------------------------------------------------- the canvas's lines
+# ----------------------------------------------------------------------------- the answer's lines
 
 def changed_lines(region: str, new_region: str) -> list[str] | None:
-    """The canvas's text as lines: new_region's lines that replace or add to region's, in order; an
+    """The answer's text as lines: new_region's lines that replace or add to region's, in order; an
     added block is followed by the unchanged line after it (the last line of the region: preceded
     by the one before it), its anchor. [] when nothing changes; None when a line is removed
     outright, which the format cannot say."""
@@ -234,7 +256,7 @@ def line_similarity(new: str, old: str) -> float:
 
 
 def apply_changed(region: str, lines: list[str], cursor_line: int = 0) -> str:
-    """The region with the canvas's lines put back (the inverse of changed_lines where the lines
+    """The region with the answer's lines put back (the inverse of changed_lines where the lines
     say where they go): a monotone alignment of `lines` to the region's lines that maximises
     the score of each placement, with GAP_COST per region line skipped between two placed lines
     and ties to the lines nearest the cursor. A line replaces a region line it differs from

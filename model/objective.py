@@ -15,12 +15,20 @@ next-token loss (weight `ar_weight`) supervises every context token instead of o
 masked canvas tokens in a fill-in-the-middle row, which is what makes training on two CPU cores
 worthwhile. Set ar_weight=0 for the pure diffusion objective.
 
-Next-edit rows (model/edits.py) are rows like any other: their canvas is the lines that change.
+Next-edit rows (model/edits.py) answer on the causal path: their context ends in
+`answer_id` (<|edit_region_end|>) and then the answer (the lines that change, then <eom>), and
+their canvas is one <eom>. With `answer_id` given, the answer tokens leave the context-wide mean of
+the next-token term for a term of their own: the mean over all answer tokens of the batch, weighted
+by the share of its rows that have one (as if those rows' canvases). At the context-wide mean a
+13-token answer among 6,000 context tokens of a batch got 0.2% of that term. Design decision: a
+mean over tokens, not each row's mean like the diffusion term: a silent row's answer is one
+<eom>, so per row it weighed as much as a whole edit's thirteen tokens, and the first token (edit
+or silence?) was pulled to <eom> thirteen times harder than to an edit; a run so weighted
+(runs/nc1, bench/RESULTS.md) answered <eom> to everything.
 
 `filler_weight` < 1 (`redraft train --filler-weight`) weighs the <eom> fillers after a canvas's
-first one down in the diffusion term: a next-edit row's 64-token canvas is mostly fillers (an edit
-is 12 tokens at the median, and "no edit" is all fillers), and at weight 1 they take most of the
-gradient; the first <eom> (where the answer ends) keeps full weight.
+first one down in the diffusion term (canvases padded far beyond their text); the first <eom>
+(where the answer ends) keeps full weight.
 """
 from __future__ import annotations
 
@@ -66,7 +74,7 @@ def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Ten
 
 def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator,
             ar_weight: float = 0.5, t: torch.Tensor | None = None, eom_id: int = -1,
-            filler_weight: float = 1.0) -> tuple[torch.Tensor, dict]:
+            filler_weight: float = 1.0, answer_id: int = -1) -> tuple[torch.Tensor, dict]:
     B, T = tokens.shape
     noisy, masked, t = noise(tokens, n_ctx, n_can, mask_id, gen, t)
     pos = torch.arange(T, device=tokens.device).expand(B, T)
@@ -75,7 +83,10 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     # context token i+1 (next-token term), are disjoint, so one cross-entropy over just those rows
     # serves both terms: the (B, T, vocab) logits of unsupervised positions are never built (a
     # quarter of a CPU step went to those, their float copies and the argmax for the log).
-    ar = torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None] if ar_weight > 0 else torch.zeros_like(masked)
+    in_ctx = torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None]   # predicting context token i+1
+    # next-edit rows: the positions predicting the causal answer after answer_id (model/edits.py)
+    ans = in_ctx & ((tokens == answer_id).long().cumsum(1) > 0) if answer_id >= 0 else torch.zeros_like(masked)
+    ar = in_ctx & ~ans if ar_weight > 0 else torch.zeros_like(masked)
     w = masked.float()
     if filler_weight != 1.0:   # fillers after the first <eom> of the canvas
         eom = tokens == eom_id
@@ -83,16 +94,23 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
         w = torch.where(after_first, w * filler_weight, w)
     w_diff = w / w.sum(1, keepdim=True).clamp(min=1e-6) / B   # weighted mean over each row's masked tokens
     w_ar = ar.float() * (ar_weight / ar.sum().clamp(min=1))                    # mean over all context tokens
+    # every answer token alike (a batch-wide mean), the term weighing as much as its rows' share of B
+    w_ans = ans.float() * (ans.any(1).sum() / B / ans.sum().clamp(min=1))
+    ar = ar | ans
     b, p = (masked | ar).nonzero(as_tuple=True)
     target = torch.where(masked, tokens, torch.roll(tokens, -1, dims=1))[b, p]   # (N,)
     logits = model.logits(h[b, p])                                            # (N, V)
     ce = F.cross_entropy(logits.float(), target, reduction="none")            # (N,)
-    diff, ar_ce = (ce * w_diff[b, p]).sum(), (ce * w_ar[b, p]).sum()
-    loss = diff + ar_ce
+    diff, ar_ce, ans_ce = (ce * w_diff[b, p]).sum(), (ce * w_ar[b, p]).sum(), (ce * w_ans[b, p]).sum()
+    loss = diff + ar_ce + ans_ce
     with torch.no_grad():
         m = masked[b, p]
         acc = (logits[m].argmax(-1) == target[m]).float().mean() if m.any() else ce.new_zeros(())
-    stats = {"diff": diff.item(), "masked_acc": acc.item()}
+        a = w_ans[b, p] > 0
+        stats = {"diff": diff.item(), "masked_acc": acc.item()}
+        if bool(a.any()):
+            stats["answer"] = ce[a].mean().item()
+            stats["answer_acc"] = (logits[a].argmax(-1) == target[a]).float().mean().item()
     if ar_weight > 0:
         stats["ar"] = ar_ce.item() / ar_weight
     stats["loss"] = loss.item()

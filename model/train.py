@@ -175,9 +175,11 @@ def train(cfg: TrainConfig) -> Path:
     print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
           f"{len(texts)} train files, {len(held)} held-out", flush=True)
     seed = data_seed(cfg) + step
+    answer_id = -1
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
-        from .edits import FORMAT, batch_stream as edit_batch_stream
+        from .edits import ANSWER_AFTER, FORMAT, batch_stream as edit_batch_stream
         mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
+        answer_id = tok.special[ANSWER_AFTER]   # the rows' answers, weighted (model/objective.py)
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
     else:
         batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
@@ -205,7 +207,7 @@ def train(cfg: TrainConfig) -> Path:
         tokens, n_ctx, n_can = next(batches)
         with amp:
             loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight,
-                                  eom_id=tok.eom_id, filler_weight=cfg.filler_weight)
+                                  eom_id=tok.eom_id, filler_weight=cfg.filler_weight, answer_id=answer_id)
         loss.backward()
         gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
         opt.step()

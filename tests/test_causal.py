@@ -107,3 +107,41 @@ def test_should_stop_cancels_between_steps(setup):
     with pytest.raises(Cancelled):
         causal.draw(model, tok, ctx, kv, 3, 20, 0.8, torch.Generator().manual_seed(0), never, should_stop)
     assert len(calls) == 2
+
+
+@torch.inference_mode()
+def test_greedy_continues_the_whole_context_as_plain_greedy_decoding(setup):
+    """greedy() (next-edit answers): the continuation after the context's last token, token by
+    token against a plain causal forward over [ctx | out]; it stops at stop_id (kept) or max_new, may
+    write <eom> but no other special token, and each probability is the chosen token's."""
+    model, tok, ctx, kv, _ = setup
+    for stop_id, max_new in ((tok.eom_id, 40), (tok.encode("\n")[0], 40), (tok.eom_id, 3)):
+        ids, probs, passes = causal.greedy(model, tok, ctx, kv, max_new, stop_id)
+        out, want_p = [], []
+        ban = bias(model, tok)
+        ban[tok.eom_id] = 0.0
+        while True:
+            seq = ctx + out
+            T = len(seq)
+            h, _ = model(torch.tensor([seq]), torch.arange(T)[None], mask=torch.ones(T, T, dtype=torch.bool).tril()[None, None])
+            p = torch.softmax(model.logits(h[0, -1]).float() + ban, -1)
+            out.append(int(p.argmax()))
+            want_p.append(float(p[out[-1]]))
+            if out[-1] == stop_id or len(out) == max_new:
+                break
+        assert ids == out and passes == len(out)
+        assert probs == pytest.approx(want_p, abs=1e-4)
+        assert not (set(ids) & tok.special_ids) - {tok.eom_id}
+
+
+def test_greedy_should_stop_cancels_between_tokens(setup):
+    model, tok, ctx, kv, _ = setup
+    calls = []
+
+    def should_stop():
+        calls.append(1)
+        return len(calls) > 2
+
+    with pytest.raises(Cancelled):
+        causal.greedy(model, tok, ctx, kv, 20, -1, should_stop)   # stop_id -1: never stops by itself
+    assert len(calls) == 3

@@ -13,8 +13,9 @@ import pytest
 
 from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (EDIT_CANVAS, REGION_LINES, EditTask, apply_changed, case_from_steps, changed_lines,
-                         edit_context, edit_example, edit_stream, history_pair, line_hunk, region_lines, task_for)
+from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, apply_changed, case_from_steps,
+                         changed_lines, context_budget, edit_context, edit_example, edit_stream, history_pair,
+                         line_hunk, region_lines, task_for)
 from model.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,7 +218,9 @@ def test_literal_special_token_text_stays_text(tok):
     assert tok.decode(ctx[s + 1:e]) == task.region
 
 
-def test_edit_example_canvas_is_the_changed_lines_then_fillers(tok, texts):
+def test_edit_example_is_the_context_then_the_changed_lines_then_eom(tok, texts):
+    """A next-edit row: the context (ending in <|edit_region_end|>), the answer (the changed lines'
+    tokens, then <eom>) inside the context part, and a one-<eom> canvas."""
     rng = random.Random(0)
     made = 0
     for seed in range(40):
@@ -226,15 +229,13 @@ def test_edit_example_canvas_is_the_changed_lines_then_fillers(tok, texts):
             continue
         ex = edit_example(tok, case.task, case.target_region, rng, 384)
         lines = changed_lines(case.task.region, case.target_region)
+        ctx = edit_context(tok, case.task, context_budget(384))
         if ex is None:
-            assert lines is None or len(tok.encode("\n".join(lines))) > EDIT_CANVAS or \
-                edit_context(tok, case.task, 384 - EDIT_CANVAS) is None
+            assert lines is None or len(tok.encode("\n".join(lines))) >= EDIT_ANSWER or ctx is None
             continue
-        canvas = ex.tokens[ex.n_ctx:]
         new = tok.encode("\n".join(lines)) if lines else []
-        assert len(canvas) == EDIT_CANVAS and len(ex.tokens) <= 384
-        assert canvas[:len(new)] == new and set(canvas[len(new):]) <= {tok.eom_id}
-        assert ex.tokens[:ex.n_ctx] == edit_context(tok, case.task, 384 - EDIT_CANVAS)
+        assert ex.tokens == ctx + new + [tok.eom_id, tok.eom_id] and ex.n_ctx == len(ctx) + len(new) + 1
+        assert ctx[-1] == tok.special[ANSWER_AFTER] and len(ex.tokens) <= 384
         made += 1
     assert made > 10
     assert edit_example(tok, task_for("x = 1\n", 0, 0, []), "y = 2\n" * 200, rng, 384) is None
@@ -281,9 +282,9 @@ def test_edit_stream_is_deterministic_and_mixes_silence(tok, texts):
     region_end = tok.special["<|edit_region_end|>"]
     silent = 0
     for e in a:
-        ctx, canvas = e.tokens[:e.n_ctx], [t for t in e.tokens[e.n_ctx:] if t != tok.eom_id]
-        assert ctx[-1] == region_end and len(e.tokens) <= 384
-        silent += not canvas
+        answer = e.tokens[e.tokens.index(region_end) + 1:e.n_ctx]
+        assert answer[-1] == tok.eom_id and e.tokens[e.n_ctx:] == [tok.eom_id] and len(e.tokens) <= 384
+        silent += answer == [tok.eom_id]
     assert 0.2 < silent / len(a) < 0.7
 
 
@@ -353,3 +354,13 @@ def test_history_merges_touching_edits_as_the_server_does():
     assert history_of([(t0, ins, 0)]) == [("b = 2", "x = 0\nb = 2")]
     end = t0 + "\ne = 5"                                 # at the end: the line before it
     assert history_of([(t0, end, 0)]) == [("d = 4", "d = 4\ne = 5")]
+
+
+def test_a_parse_error_s_missing_name_is_no_rename_site():
+    """tree-sitter fills `for in y:` with a zero-length identifier; scanning skips it (renaming it
+    crashed a training run's data stream: runs/nc2) and the generators still work on the file."""
+    from model.edit_sites import scan
+    text = "for in y:\n    pass\nfor in y:\n    y = 1\nfor in y:\n    pass\n"
+    assert scan(text).names and all(name for name, _ in scan(text).names)
+    for seed in range(20):
+        sample_case(text, random.Random(seed), "rename")

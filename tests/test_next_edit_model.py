@@ -1,8 +1,8 @@
 """Who writes next edits (lsp_server/next_edit/predict.py): analogy first; the model only when its
 checkpoint says it was trained in model/edits.py's format (`next_edit` in config.json, set by
 `redraft train --edit-share`). The shipped checkpoint is not (issue 24: no CPU run has learned
-next edits yet, bench/RESULTS.md), so the server never asks it; a checkpoint that says so is asked
-and its canvas of changed lines is put back into the region."""
+next edits yet, bench/RESULTS.md), so the server never asks it; a checkpoint that says so is asked,
+writes its changed lines on its causal path, and they are put back into the region."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +11,9 @@ import torch
 
 from lsp_server.next_edit.predict import next_edit, rewrite, trained_for_next_edits
 from model.config import ModelConfig
-from model.edits import EDIT_CANVAS, FORMAT, apply_changed, edit_context, task_for
-from model.sampler import generate
+from model import causal
+from model.edits import EDIT_ANSWER, FORMAT, apply_changed, context_budget, edit_context, task_for
+from model.sampler import ContextCache
 from model.transformer import Transformer
 
 TEXT = "def f(a):\n    x = old(a)\n    y = old(a + 1)\n    return x + y\n"
@@ -50,12 +51,15 @@ def test_a_model_trained_for_next_edits_is_asked_and_its_lines_go_back_into_the_
     task = task_for(text, 1, 0, HISTORY)
     with torch.no_grad():
         new, confidence, passes = rewrite(m, shipped.tokenizer, 384, task)
-        res = generate(m, shipped.tokenizer, [], [], canvas_len=EDIT_CANVAS, effort="low",
-                       context=edit_context(shipped.tokenizer, task, 384 - EDIT_CANVAS))
-    assert passes == res.forward_passes >= 1 and 0.0 <= confidence <= 1.0
-    lines = res.text.split("\n") if res.text.strip() else []
+        ctx = edit_context(shipped.tokenizer, task, context_budget(384))
+        ids, probs, want_passes = causal.greedy(m, shipped.tokenizer, ctx, ContextCache().encode(m, ctx)[0],
+                                                EDIT_ANSWER, shipped.tokenizer.eom_id)
+    assert passes == want_passes == len(ids) >= 1 and 0.0 <= confidence <= 1.0
+    text = shipped.tokenizer.decode([t for t in ids if t != shipped.tokenizer.eom_id])
+    lines = text.split("\n") if text.strip() else []
     region_lines = task.region.split("\n")
     if all(l in region_lines for l in lines):   # nothing new written: no edit
         assert new == task.region
     else:
         assert new == apply_changed(task.region, lines, 1)
+

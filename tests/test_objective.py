@@ -98,3 +98,38 @@ def test_fillers_after_the_first_eom_weigh_filler_weight():
             want += (w * ce[b]).sum() / w.sum() / B
         got = got.item()
         assert abs(got - float(want)) < 1e-6, (fw, got, float(want))
+
+
+def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens():
+    """Next-edit rows (model/edits.py): the context's tokens after answer_id (the answer) leave the
+    context-wide next-token mean for a mean over all the batch's answer tokens, weighted by the
+    share of rows that have one; a row without answer_id (a FIM row) is unchanged."""
+    from model.transformer import context_canvas_mask
+    torch.manual_seed(4)
+    ANS, EOM = 9, 7
+    m = Transformer(preset("tiny")).double()
+    rows = [[*torch.randint(16, 400, (15,)).tolist(), ANS, 40, 41, 42, EOM, EOM],   # a 3-token answer
+            [*torch.randint(16, 400, (12,)).tolist(), ANS, EOM, EOM],               # silence: <eom> alone
+            torch.randint(16, 400, (20,)).tolist()]                                  # a FIM row
+    n_ctxs = [20, 14, 14]
+    tokens, n_ctx, n_can = collate([Example(r, n_ctx=c) for r, c in zip(rows, n_ctxs)], pad_id=0, seq_len=22)
+    B, T = tokens.shape
+    for ar_weight in (0.0, 0.5):
+        got, stats = loss_fn(m, tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(6), ar_weight,
+                             t=torch.full((B,), 0.7), answer_id=ANS)
+        noisy, masked, _ = noise(tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(6), t=torch.full((B,), 0.7))
+        with torch.no_grad():
+            h, _ = m(noisy, torch.arange(T).expand(B, T), mask=context_canvas_mask(n_ctx, n_can, T))
+            logp = m.logits(h).double().log_softmax(-1)
+        ce = -logp.gather(-1, tokens[..., None]).squeeze(-1)
+        nxt = -logp[:, :-1].gather(-1, tokens[:, 1:, None]).squeeze(-1)   # position p predicting p + 1
+        diff = sum(ce[b][masked[b]].mean() for b in range(B)) / B
+        answer, context = [], []
+        for b, row in enumerate(rows):
+            start = row.index(ANS) if ANS in row else n_ctxs[b]
+            answer += nxt[b, start:n_ctxs[b] - 1].tolist()
+            context += nxt[b, :min(start, n_ctxs[b] - 1)].tolist()
+        assert len(answer) == 4 + 1   # three tokens and <eom>; <eom> alone
+        want = diff + (2 / B) * sum(answer) / len(answer) + ar_weight * sum(context) / len(context)
+        assert abs(got.item() - float(want)) < 1e-5, (ar_weight, got.item(), float(want))  # float32 cross-entropy
+    assert 0.0 <= stats["answer_acc"] <= 1.0 and stats["answer"] > 0

@@ -3,8 +3,9 @@
 First by analogy (analogy.py): the last edit read as a rule and carried to the nearest lines it
 fits, in well under a millisecond, silent where nothing fits.  Then, only when the checkpoint was
 trained for next edits (`trained_for_next_edits`: its config names model/edits.py's FORMAT), the
-model: it writes the lines of a region of the document that will change (model/edits.py: the
-layout shared with training; an empty canvas is "no edit"), the region around the cursor first,
+model: it writes the lines of a region of the document that will change, left to right on its
+causal path (model/edits.py: the layout shared with training; an answer of <eom> alone is "no
+edit"), the region around the cursor first,
 and `apply_changed` puts them back in the region. When the cursor's region stays unchanged, the
 places where the last edit's removed words still occur (a rename carried on further down) are
 tried as regions too, nearest first (`MAX_JUMPS`): a jump.
@@ -18,13 +19,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from model.edits import EDIT_CANVAS, FORMAT, REGION_LINES, EditTask, apply_changed, edit_context, task_for
-from model.sampler import ContextCache, generate
+from model import causal
+from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, apply_changed, context_budget, edit_context,
+                         task_for)
+from model.sampler import ContextCache
 
 from . import analogy
 
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
-SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a canvas
+SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a row
 MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -58,31 +61,34 @@ def trained_for_next_edits(model) -> bool:
     return model is not None and getattr(model.cfg, "next_edit", "") == FORMAT
 
 
-def rewrite(model, tok, seq_len: int, task: EditTask, effort: str = "low", cache: ContextCache | None = None,
+def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None = None,
             should_stop: Callable[[], bool] | None = None) -> tuple[str, float, int] | None:
     """(the model's text for the task's region, the lowest confidence among the tokens it wrote,
     forward passes), or None when the region cannot fit a row."""
-    ctx = edit_context(tok, task, seq_len - EDIT_CANVAS)
+    ctx = edit_context(tok, task, context_budget(seq_len))
     if ctx is None:
         return None
-    res = generate(model, tok, [], [], canvas_len=EDIT_CANVAS, effort=effort, cache=cache,
-                   should_stop=should_stop, context=ctx)
-    lines = res.text.split("\n") if res.text.strip() else []
+    kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
+    ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop)
+    if ids[-1] == tok.eom_id:
+        ids, probs = ids[:-1], probs[:-1]
+    text = tok.decode(ids)
+    lines = text.split("\n") if text.strip() else []
     old = set(task.region.split("\n"))
     if all(l in old for l in lines):   # only lines that are there already: the model says no edit
         lines = []
     new = apply_changed(task.region, lines, task.region[:task.cursor].count("\n"))
-    return new, min(res.confidences, default=1.0), res.forward_passes
+    return new, min(probs, default=1.0), passes
 
 
 def rewrite_region(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
-                   effort: str = "low", cache: ContextCache | None = None,
+                   cache: ContextCache | None = None,
                    should_stop: Callable[[], bool] | None = None) -> Attempt | None:
     """The model's text for the region around (line, col), the region shrunk (SIZES) until it fits a
-    canvas; None when not even the smallest does (very long lines)."""
+    row; None when not even the smallest does (very long lines)."""
     for size in SIZES:
         task = task_for(text, line, col, history, size=size)
-        out = rewrite(model, tok, seq_len, task, effort, cache, should_stop)
+        out = rewrite(model, tok, seq_len, task, cache, should_stop)
         if out is not None:
             break
     else:
@@ -127,7 +133,9 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
               should_stop: Callable[[], bool] | None = None,
               min_confidence: float = MIN_CONFIDENCE, use_analogy: bool = True) -> tuple[NextEdit | None, int]:
     """(the next edit or None, forward passes spent): analogy's (use_analogy), else, when the
-    model was trained for next edits, the model's for the cursor's region, then for the jumps."""
+    model was trained for next edits, the model's for the cursor's region, then for the jumps.
+    The model's answer is greedy on its causal path at every effort: `effort` (the server's
+    setting, checked by the engine) does not change it."""
     if should_stop is not None and should_stop():
         return None, 0
     found = analogy.propose(text, line, history) if use_analogy else None
@@ -141,7 +149,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     if not trained_for_next_edits(model):
         return None, 0
     passes = 0
-    first = rewrite_region(model, tok, seq_len, text, line, col, history, effort, cache, should_stop)
+    first = rewrite_region(model, tok, seq_len, text, line, col, history, cache, should_stop)
     if first is None:
         return None, 0
     passes += first.forward_passes
@@ -149,7 +157,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     if edit is not None:
         return edit, passes
     for j in jump_lines(text, line, history, (first.start_line, first.end_line)):
-        att = rewrite_region(model, tok, seq_len, text, j, 0, history, effort, None, should_stop)
+        att = rewrite_region(model, tok, seq_len, text, j, 0, history, None, should_stop)
         if att is None:
             continue
         passes += att.forward_passes
@@ -201,7 +209,7 @@ def predict(task: EditTask) -> str:
     if new != task.region or who == "analogy" or not trained_for_next_edits(_model().model):
         return new
     m = _model()
-    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, _effort())
+    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task)
     if out is None or out[1] < _min_confidence():
         return task.region
     return out[0]
