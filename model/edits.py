@@ -38,15 +38,16 @@ of every other row.
 
 Design decision: the file around the region is laid out like the FIM context the model was
 pretrained on (suffix first, then prefix, each behind its FIM sentinel); the region as it is
-comes right before the answer, which mostly copies from it. `<|edit_history|>` opens every row, so a next-edit
-row never looks like a FIM row (those open with `<|fim_suffix|>`).
+comes right before the answer, which mostly copies from it. `<|edit_history|>` opens every row,
+so a next-edit row never looks like a FIM row (those open with `<|fim_suffix|>`).
 
 Design decision: the region is small, REGION_LINES (10) lines: 3 above the cursor line, the cursor
 line and 6 below, clipped at the file's ends. A row is at most 384 tokens and the answer at
 most EDIT_ANSWER: the region appears twice (as it is, and as it becomes in the answer), so a
 20-line region (~200 tokens of Python) would leave no room for the file around it or for the
-edits; examples whose answer exceeds EDIT_ANSWER tokens are skipped. The context's budget is the same for every row (`context_budget`), so what fits tells
-the model nothing that inference would not know.
+edits; examples whose answer exceeds EDIT_ANSWER tokens are skipped. The context's budget is the
+same for every row (`context_budget`), so what fits tells the model nothing that inference would
+not know.
 
 Budget: the region (with its cursor) is never trimmed (None if it alone does not fit); then the
 history gets at most half of what is left, newest edits first (the oldest are dropped, at most
