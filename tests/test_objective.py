@@ -74,14 +74,17 @@ def test_loss_matches_the_objective_written_out():
 
 def test_fillers_after_the_first_eom_weigh_filler_weight():
     """--filler-weight: each row's diffusion term is the mean over its masked canvas tokens with the
-    <eom> fillers after the canvas's first <eom> weighted filler_weight (the first keeps 1)."""
+    <eom> fillers after the canvas's first <eom> weighted filler_weight (the first keeps 1; an <eom>
+    in the context, a next-edit answer's, is not the canvas's)."""
     from model.transformer import context_canvas_mask
     torch.manual_seed(2)
     EOM = 7
     m = Transformer(preset("tiny")).double()
     rows = [[*torch.randint(16, 400, (20,)).tolist(), 30, 31, 32, EOM, EOM, EOM, EOM, EOM],
-            [*torch.randint(16, 400, (10,)).tolist(), EOM, EOM, EOM, EOM]]
-    tokens, n_ctx, n_can = collate([Example(rows[0], n_ctx=20), Example(rows[1], n_ctx=10)], pad_id=0, seq_len=28)
+            [*torch.randint(16, 400, (10,)).tolist(), EOM, EOM, EOM, EOM],
+            [*torch.randint(16, 400, (8,)).tolist(), EOM, 33, 34, EOM, EOM, EOM]]   # an <eom> in the context
+    n_ctxs = [20, 10, 9]
+    tokens, n_ctx, n_can = collate([Example(r, n_ctx=c) for r, c in zip(rows, n_ctxs)], pad_id=0, seq_len=28)
     B, T = tokens.shape
     for fw in (1.0, 0.1, 0.0):
         got, _ = loss_fn(m, tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(5), 0.0,
@@ -92,7 +95,7 @@ def test_fillers_after_the_first_eom_weigh_filler_weight():
             ce = -m.logits(h).double().log_softmax(-1).gather(-1, tokens[..., None]).squeeze(-1)
         want = 0.0
         for b in range(B):
-            first = rows[b].index(EOM)
+            first = rows[b].index(EOM, n_ctxs[b])   # the canvas's first
             w = torch.tensor([0.0 if not masked[b, p] else (fw if tokens[b, p] == EOM and p > first else 1.0)
                               for p in range(T)], dtype=torch.double)
             want += (w * ce[b]).sum() / w.sum() / B
