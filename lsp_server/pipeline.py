@@ -220,11 +220,10 @@ class Engine:
         if effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
         if self.hub is not None or not trained_for_next_edits(self.model):   # analogy alone
-            return next_edit(None, None, 0, text, line, col, history, effort, None, should_stop)
+            return next_edit(None, None, 0, text, line, col, history, None, should_stop)
         with self._lock:
             cache = self._caches.setdefault(uri + "#next-edit", ContextCache())
-            return next_edit(self.model, self.tok, self.max_seq_len, text, line, col, history,
-                             effort, cache, should_stop)
+            return next_edit(self.model, self.tok, self.max_seq_len, text, line, col, history, cache, should_stop)
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:

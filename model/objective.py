@@ -83,13 +83,13 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     # context token i+1 (next-token term), are disjoint, so one cross-entropy over just those rows
     # serves both terms: the (B, T, vocab) logits of unsupervised positions are never built (a
     # quarter of a CPU step went to those, their float copies and the argmax for the log).
-    in_ctx = torch.arange(T, device=tokens.device)[None] < (n_ctx - 1)[:, None]   # predicting context token i+1
+    in_ctx = pos < (n_ctx - 1)[:, None]   # predicting context token i+1
     # next-edit rows: the positions predicting the causal answer after answer_id (model/edits.py)
     ans = in_ctx & ((tokens == answer_id).long().cumsum(1) > 0) if answer_id >= 0 else torch.zeros_like(masked)
     ar = in_ctx & ~ans if ar_weight > 0 else torch.zeros_like(masked)
     w = masked.float()
     if filler_weight != 1.0:   # fillers after the first <eom> of the canvas (a next-edit answer's is not)
-        eom = (tokens == eom_id) & (torch.arange(T, device=tokens.device)[None] >= n_ctx[:, None])
+        eom = (tokens == eom_id) & (pos >= n_ctx[:, None])
         after_first = (eom.long().cumsum(1) > 1) & eom
         w = torch.where(after_first, w * filler_weight, w)
     w_diff = w / w.sum(1, keepdim=True).clamp(min=1e-6) / B   # weighted mean over each row's masked tokens

@@ -129,13 +129,12 @@ def to_edit(text: str, att: Attempt, min_confidence: float = MIN_CONFIDENCE) -> 
 
 
 def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
-              effort: str = "low", cache: ContextCache | None = None,
+              cache: ContextCache | None = None,
               should_stop: Callable[[], bool] | None = None,
               min_confidence: float = MIN_CONFIDENCE, use_analogy: bool = True) -> tuple[NextEdit | None, int]:
     """(the next edit or None, forward passes spent): analogy's (use_analogy), else, when the
     model was trained for next edits, the model's for the cursor's region, then for the jumps.
-    The model's answer is greedy on its causal path at every effort: `effort` (the server's
-    setting, checked by the engine) does not change it."""
+    The model's answer is greedy on its causal path: the effort setting does not change it."""
     if should_stop is not None and should_stop():
         return None, 0
     found = analogy.propose(text, line, history) if use_analogy else None
@@ -168,7 +167,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
 
 
 # ---------------------------------------------------------------------------------------------
-# bench/next_edit.py's predictor API: the shipped model, or REDRAFT_MODEL's, at REDRAFT_EFFORT, with
+# bench/next_edit.py's predictor API: the shipped model, or REDRAFT_MODEL's, with
 # REDRAFT_MIN_CONFIDENCE (calibrate it with `bench/next_edit.py --split train`); REDRAFT_NEXT_EDIT
 # picks who answers: "both" (the server's way, the default), "analogy" or "model" alone.
 
@@ -186,10 +185,6 @@ def _model():
         from model import checkpoint
         _LOADED = checkpoint.load(_env("REDRAFT_MODEL", "") or None)
     return _LOADED
-
-
-def _effort() -> str:
-    return _env("REDRAFT_EFFORT", "low")
 
 
 def _min_confidence() -> float:
@@ -220,7 +215,7 @@ def anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]) -> 
     who = _who()
     m = _model() if who != "analogy" else None
     edit, _ = next_edit(m and m.model, m and m.tokenizer, m and m.model.cfg.max_seq_len, text, line, col, history,
-                        _effort(), min_confidence=_min_confidence(), use_analogy=who != "model")
+                        min_confidence=_min_confidence(), use_analogy=who != "model")
     return edit
 
 
