@@ -10,20 +10,22 @@ One row is `[context | answer | canvas]`; the answer is read on the model's caus
     <|fim_suffix|> suffix-head                                           the file after the region
     <|fim_prefix|> prefix-tail                                           the file before the region
     <|edit_region|> region[:cursor] <|cursor|> region[cursor:] <|edit_region_end|>
-    answer: the region's changed lines as they will read, then <|eom|> (at most EDIT_ANSWER tokens)
+    answer: (<|edit_before|> region lines <|edit_after|> their new text)* <|eom|>   (<= EDIT_ANSWER tokens)
     [canvas: one <|eom|>]
 
-Design decision: the answer holds only the region's lines that change (`changed_lines`: each
-replaced or added line's new text, in order; an added line brings the unchanged line after it as
-an anchor), not the whole new region, and "no edit" is an answer of <|eom|> alone. `apply_changed`
-puts them back: each line replaces the region line it resembles most (a monotone alignment over
-word tokens), or is inserted. Why: a draft-row model that rewrote the whole ~100-token region
-(runs/ne2, bench/RESULTS.md) copied its first lines and garbled the rest, and stayed silent on
-1.7% of the cases with nothing due, because every one of a hundred copied tokens had to be right;
-here silence is one confident <|eom|> and an edit is a line or two (12 tokens at the median, 46 at
-the 99th percentile of the training split's cases). A line removed outright cannot be said (such
-cases are not trained), and a line much changed may be put at the wrong place; the benchmark's
-cases the format can hold: bench/RESULTS.md.
+Design decision: the answer is a list of search/replace hunks in the edit history's own layout
+(`edit_hunks`): a block of the region's lines as they are, then the lines it becomes; "no edit"
+is an answer of <|eom|> alone. Each block is found exactly once in the region (a changed block is
+widened by its unchanged neighbours until it is, and until neither side is empty), so
+`apply_hunks` makes the edit exactly, and an added or removed line can be said like any other.
+Why: the previous answer, the changed lines' new text alone (runs/nc3, bench/RESULTS.md), left
+the place of each line to a similarity match, which put the right line over the wrong one or
+beside it, and could not say a removed line; here the model first names the line (a copy of a
+region line, which a causal decoder does well), then rewrites it with the history's edits, which
+read the same way, just above it. The price is the old lines in the answer: 35 tokens at the
+median of the training split's edits, where the new lines alone took 12. A whole new region
+(runs/ne2) copied its first lines and garbled the rest, and rarely stayed silent, because every
+one of a hundred copied tokens had to be right.
 
 Design decision: the answer is written left to right on the causal path (the context's next-token
 head, model/causal.py `greedy`), not on a diffusion canvas. An edit is mostly a copy of a region
@@ -31,7 +33,7 @@ line with a word changed, and copying is what a causal decoder does well: each t
 one before it in the line it copies. The same lines on a 64-token diffusion canvas (runs/ne3,
 runs/ne4, bench/RESULTS.md) came out garbled (`show_text data))))`: 0 of 240 edits exact at the
 default effort), since positions committed in parallel do not agree on where in the line they are;
-on the causal path silence costs one forward pass of one token and a 12-token edit twelve, with
+on the causal path silence costs one forward pass of one token and a 35-token answer 35, with
 the context's keys/values cached. In training, the answer tokens get a weight of their own in the
 next-token term (model/objective.py `answer_id`); the one-token canvas keeps the row's layout that
 of every other row.
@@ -43,9 +45,10 @@ so a next-edit row never looks like a FIM row (those open with `<|fim_suffix|>`)
 
 Design decision: the region is small, REGION_LINES (10) lines: 3 above the cursor line, the cursor
 line and 6 below, clipped at the file's ends. A row is at most 384 tokens and the answer at
-most EDIT_ANSWER: the region appears twice (as it is, and as it becomes in the answer), so a
-20-line region (~200 tokens of Python) would leave no room for the file around it or for the
-edits; examples whose answer exceeds EDIT_ANSWER tokens are skipped. The context's budget is the
+most EDIT_ANSWER: the region's changed lines appear up to three times (in the region, and before
+and after in the answer), so a 20-line region (~200 tokens of Python) would leave no room for
+the file around it or for the edits; examples whose answer exceeds EDIT_ANSWER tokens are
+skipped. The context's budget is the
 same for every row (`context_budget`), so what fits tells the model nothing that inference would
 not know.
 
@@ -74,12 +77,9 @@ REGION_LINES = 10      # lines in the region (see the module docstring: 384-toke
 MAX_HISTORY = 5        # edits shown at most (newest kept)
 HISTORY_SHARE = 0.5    # of the budget left after the region
 PREFIX_SHARE = 0.6     # of the budget left after the history
-FORMAT = "changed-lines-causal"   # ModelConfig.next_edit of a checkpoint trained on these rows
-EDIT_ANSWER = 64       # answer tokens at most: the changed lines, then <|eom|>
+FORMAT = "search-replace-causal"   # ModelConfig.next_edit of a checkpoint trained on these rows
+EDIT_ANSWER = 96       # answer tokens at most: the hunks, then <|eom|>
 ANSWER_AFTER = "<|edit_region_end|>"   # the token the answer follows (model/objective.py answer_id)
-INSERT_SCORE = 0.45    # apply_changed: a line resembling no region line more than this is inserted
-SAME_SCORE = 1.0       # ... an insertion's anchor (a line equal to a region line) scores this there
-GAP_COST = 0.02        # ... per unchanged region line between two changed lines (hunks stay together)
 
 Step = tuple[str, str, int]   # (text before the edit, text after it, cursor offset after it); before == after: the user moved
 
@@ -195,19 +195,10 @@ def context_budget(seq_len: int) -> int:
     return seq_len - EDIT_ANSWER - 1
 
 
-def answer_ids(tok: Tokenizer, lines: list[str]) -> list[int]:
-    """The answer's tokens: the changed lines' (none when nothing changes), then <eom>."""
-    return (tok.encode("\n".join(lines)) if lines else []) + [tok.eom_id]
-
-
 def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Random, seq_len: int) -> Example | None:
-    """A training row: the context, the answer (answer_ids of changed_lines), the one-<eom> canvas.
-    None when the change cannot be said (a line removed outright), exceeds EDIT_ANSWER, or the
-    region does not fit the row."""
-    lines = changed_lines(task.region, new_region)
-    if lines is None:
-        return None
-    answer = answer_ids(tok, lines)
+    """A training row: the context, the answer (answer_ids of edit_hunks), the one-<eom> canvas.
+    None when the answer exceeds EDIT_ANSWER or the region does not fit the row."""
+    answer = answer_ids(tok, edit_hunks(task.region, new_region))
     if len(answer) > EDIT_ANSWER:
         return None
     ctx = edit_context(tok, task, context_budget(seq_len))
@@ -216,104 +207,109 @@ def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Ra
     return Example(ctx + answer + [tok.eom_id], len(ctx) + len(answer))
 
 
-# ----------------------------------------------------------------------------- the answer's lines
+# ----------------------------------------------------------------------------- the answer's hunks
 
-def changed_lines(region: str, new_region: str) -> list[str] | None:
-    """The answer's text as lines: new_region's lines that replace or add to region's, in order; an
-    added block is followed by the unchanged line after it (the last line of the region: preceded
-    by the one before it), its anchor. [] when nothing changes; None when a line is removed
-    outright, which the format cannot say."""
+Hunk = tuple[list[str], list[str]]   # (region lines as they are, the lines they become)
+
+
+def _count(lines: list[str], block: list[str]) -> int:
+    k = len(block)
+    return sum(lines[i:i + k] == block for i in range(len(lines) - k + 1))
+
+
+def edit_hunks(region: str, new_region: str) -> list[Hunk]:
+    """The answer's hunks, in order: each a block of the region's lines (whole lines, found exactly
+    once in the region) and the lines it becomes, neither side empty. A changed block of lines is
+    widened by the unchanged lines around it (below first) until both sides have lines and its own
+    are unique in the region, so an added line brings an anchor and a removed one can be said;
+    hunks that then touch are merged. [] when nothing changes."""
     old, new = region.split("\n"), new_region.split("\n")
     if old == new:
         return []
-    out: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        if tag == "delete":
-            return None
-        if tag == "insert" and i1 == len(old):
-            out += [old[i1 - 1]] if i1 else []
-            out += new[j1:j2]
-        else:
-            out += new[j1:j2] + ([old[i1]] if tag == "insert" else [])
-    return out
+    ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    spans = [[i1, i2] for tag, i1, i2, _, _ in ops if tag != "equal"]
+
+    def new_at(i: int, end: bool) -> int:   # new's line index at old's line boundary i
+        for tag, i1, i2, j1, j2 in (reversed(ops) if end else ops):
+            if i == (i2 if end else i1):
+                return j2 if end else j1
+            if tag == "equal" and i1 < i < i2:
+                return j1 + i - i1
+        raise AssertionError(i)
+
+    changed = True
+    while changed:
+        changed = False
+        for s in spans:
+            while (s[0] > 0 or s[1] < len(old)) and (
+                    s[0] == s[1] or new_at(s[0], False) == new_at(s[1], True) or _count(old, old[s[0]:s[1]]) > 1):
+                if s[1] < len(old):
+                    s[1] += 1
+                else:
+                    s[0] -= 1
+                for tag, i1, i2, _, _ in ops:   # a boundary inside another changed block: take all of it
+                    if tag != "equal" and i1 < s[1] and s[0] < i2:
+                        s[0], s[1] = min(s[0], i1), max(s[1], i2)
+                changed = True
+        merged: list[list[int]] = []
+        for s in sorted(spans):
+            if merged and s[0] <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], s[1])
+                changed = True
+            else:
+                merged.append(s)
+        spans = merged
+    return [(old[a:b], new[new_at(a, False):new_at(b, True)]) for a, b in spans]
 
 
-_WORDS = re.compile(r"\w+|[^\w\s]")
+def answer_ids(tok: Tokenizer, hunks: list[Hunk]) -> list[int]:
+    """The answer's tokens: per hunk <|edit_before|> its lines <|edit_after|> their new text (the
+    layout of the edit history), then <eom>; <eom> alone is no edit."""
+    sp, out = tok.special, []
+    for before, after in hunks:
+        out += [sp["<|edit_before|>"], *tok.encode("\n".join(before)),
+                sp["<|edit_after|>"], *tok.encode("\n".join(after))]
+    return out + [tok.eom_id]
 
 
-def line_similarity(new: str, old: str) -> float:
-    """How much `new` reads as an edit of `old`, over word and punctuation tokens: mostly the share
-    of old's tokens kept (an edit keeps most of a line), partly the symmetric ratio."""
-    a, b = _WORDS.findall(new), _WORDS.findall(old)
-    if not a or not b:
-        return 1.0 if new.strip() == old.strip() else 0.0
-    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    if len(b) < 3:
-        return m.ratio()
-    kept = sum(x.size for x in m.get_matching_blocks())
-    return 0.7 * kept / len(b) + 0.3 * m.ratio()
+def parse_answer(tok: Tokenizer, ids: list[int]) -> list[Hunk]:
+    """The hunks an answer's tokens say (answer_ids' inverse); a hunk cut short (no <eom> or next
+    <|edit_before|> after its new text) or out of the layout is dropped."""
+    sp = tok.special
+    b_id, a_id = sp["<|edit_before|>"], sp["<|edit_after|>"]
+    hunks: list[Hunk] = []
+    parts: list[list[int]] = []    # tokens since the last marker
+    marks: list[int] = []
+    for t in ids:
+        if t in (b_id, a_id, tok.eom_id):
+            if marks[-2:] == [b_id, a_id] and t != a_id:
+                before, after = parts[-2], parts[-1]
+                hunks.append((tok.decode(before).split("\n"), tok.decode(after).split("\n")))
+            if t == tok.eom_id:
+                break
+            marks.append(t)
+            parts.append([])
+        elif parts:
+            parts[-1].append(t)
+    return hunks
 
 
-def apply_changed(region: str, lines: list[str], cursor_line: int = 0) -> str:
-    """The region with the answer's lines put back (the inverse of changed_lines where the lines
-    say where they go): a monotone alignment of `lines` to the region's lines that maximises
-    the score of each placement, with GAP_COST per region line skipped between two placed lines
-    and ties to the lines nearest the cursor. A line replaces a region line it differs from
-    (scoring their line_similarity, at least INSERT_SCORE), or is inserted (INSERT_SCORE); a line
-    equal to a region line is an anchor (SAME_SCORE) and stands only right after inserted lines
-    or as the region's last line; elsewhere it is inserted, never put over another line."""
+def apply_hunks(region: str, hunks: list[Hunk], cursor_line: int = 0) -> str:
+    """The region with each hunk's lines replaced by its new lines (edit_hunks' inverse): each
+    hunk's block is looked up in the region's lines below the previous hunk's (where it occurs more
+    than once, nearest the cursor); a hunk whose block is not there is left out."""
     old = region.split("\n")
-    if not lines:
-        return region
-    n, m, NO = len(old), len(lines), float("-inf")
-    known = set(old)
-    near = [1e-3 * abs(i - cursor_line) for i in range(n)]
-    # any[j][i]: lines[:j] placed using region lines [:i]; ins[j][i]: the same, lines[j-1] inserted
-    # right before region line i. how[(table, j, i)] = (action, previous table, region line).
-    any_ = [[0.0] * (n + 1)] + [[NO] * (n + 1) for _ in range(m)]
-    ins = [[NO] * (n + 1) for _ in range(m + 1)]
-    how: dict[tuple[str, int, int], tuple[str, str, int]] = {}
-    for j in range(1, m + 1):
-        line = lines[j - 1]
-        for i in range(n + 1):
-            ins[j][i] = any_[j - 1][i] + INSERT_SCORE
-            how["ins", j, i] = ("insert", "any", i)
-            cands = [(ins[j][i], how["ins", j, i])]
-            if i:
-                k = i - 1
-                cands.append((any_[j][k] - (GAP_COST if j < m else 0.0), ("skip", "any", k)))
-                if line == old[k]:
-                    if ins[j - 1][k] > NO:
-                        cands.append((ins[j - 1][k] + SAME_SCORE - near[k], ("same", "ins", k)))
-                    if k == n - 1:
-                        cands.append((any_[j - 1][k] + SAME_SCORE - near[k], ("same", "any", k)))
-                elif line not in known:
-                    score = line_similarity(line, old[k])
-                    if score >= INSERT_SCORE:
-                        cands.append((any_[j - 1][k] + score - near[k], ("replace", "any", k)))
-            any_[j][i], how["any", j, i] = max(cands, key=lambda c: c[0])
-    replaced: dict[int, str] = {}
-    inserted: dict[int, list[str]] = {}
-    table, j, i = "any", m, n
-    while j:
-        action, prev, at = how[table, j, i]
-        if action == "insert":
-            inserted.setdefault(at, []).insert(0, lines[j - 1])
-            j -= 1
-        elif action == "skip":
-            i = at
-        else:
-            replaced[at] = lines[j - 1]
-            j, i = j - 1, at
-        table = prev
     out: list[str] = []
-    for i in range(n + 1):
-        out += inserted.get(i, [])
-        if i < n:
-            out.append(replaced.get(i, old[i]))
-    return "\n".join(out)
+    pos = 0
+    for before, after in hunks:
+        k = len(before)
+        at = [i for i in range(pos, len(old) - k + 1) if old[i:i + k] == before]
+        if not at:
+            continue
+        i = min(at, key=lambda i: (abs(i - cursor_line), i))
+        out += old[pos:i] + after
+        pos = i + k
+    return "\n".join(out + old[pos:])
 
 
 # ----------------------------------------------------------------------------- steps -> case

@@ -16,7 +16,7 @@ masked canvas tokens in a fill-in-the-middle row, which is what makes training o
 worthwhile. Set ar_weight=0 for the pure diffusion objective.
 
 Next-edit rows (model/edits.py) answer on the causal path: their context ends in
-`answer_id` (<|edit_region_end|>) and then the answer (the lines that change, then <eom>), and
+`answer_id` (<|edit_region_end|>) and then the answer (hunks of lines and their new text, then <eom>), and
 their canvas is one <eom>. With `answer_id` given, the answer tokens leave the context-wide mean of
 the next-token term for a term of their own: the mean over all answer tokens of the batch, weighted
 by the share of its rows that have one (as if those rows' canvases). At the context-wide mean a

@@ -10,12 +10,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, apply_changed, case_from_steps,
-                         changed_lines, context_budget, edit_context, edit_example, edit_stream, history_pair,
-                         line_hunk, region_lines, task_for)
+from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, apply_hunks, case_from_steps,
+                         context_budget, edit_context, edit_example, edit_hunks, edit_stream, history_pair, line_hunk,
+                         parse_answer, region_lines, task_for)
 from model.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,24 +219,30 @@ def test_literal_special_token_text_stays_text(tok):
     assert tok.decode(ctx[s + 1:e]) == task.region
 
 
-def test_edit_example_is_the_context_then_the_changed_lines_then_eom(tok, texts):
-    """A next-edit row: the context (ending in <|edit_region_end|>), the answer (the changed lines'
-    tokens, then <eom>) inside the context part, and a one-<eom> canvas."""
+def test_edit_example_is_the_context_then_the_hunks_then_eom(tok, texts):
+    """A next-edit row: the context (ending in <|edit_region_end|>), the answer (per hunk
+    <|edit_before|> lines <|edit_after|> lines, then <eom>) inside the context part, and a
+    one-<eom> canvas."""
     rng = random.Random(0)
     made = 0
+    sp = tok.special
     for seed in range(40):
         case = sample_case(texts[seed % len(texts)], random.Random(seed), "rename")
         if case is None or case.category == "jump":
             continue
         ex = edit_example(tok, case.task, case.target_region, rng, 384)
-        lines = changed_lines(case.task.region, case.target_region)
+        hunks = edit_hunks(case.task.region, case.target_region)
         ctx = edit_context(tok, case.task, context_budget(384))
         if ex is None:
-            assert lines is None or len(tok.encode("\n".join(lines))) >= EDIT_ANSWER or ctx is None
+            assert len(answer_ids(tok, hunks)) > EDIT_ANSWER or ctx is None
             continue
-        new = tok.encode("\n".join(lines)) if lines else []
-        assert ex.tokens == ctx + new + [tok.eom_id, tok.eom_id] and ex.n_ctx == len(ctx) + len(new) + 1
-        assert ctx[-1] == tok.special[ANSWER_AFTER] and len(ex.tokens) <= 384
+        answer = []
+        for before, after in hunks:
+            answer += [sp["<|edit_before|>"], *tok.encode("\n".join(before)),
+                       sp["<|edit_after|>"], *tok.encode("\n".join(after))]
+        assert ex.tokens == ctx + answer + [tok.eom_id, tok.eom_id] and ex.n_ctx == len(ctx) + len(answer) + 1
+        assert ctx[-1] == sp[ANSWER_AFTER] and len(ex.tokens) <= 384
+        assert apply_hunks(case.task.region, parse_answer(tok, ex.tokens[len(ctx):])) == case.target_region
         made += 1
     assert made > 10
     assert edit_example(tok, task_for("x = 1\n", 0, 0, []), "y = 2\n" * 200, rng, 384) is None
@@ -244,34 +251,67 @@ def test_edit_example_is_the_context_then_the_changed_lines_then_eom(tok, texts)
 REGION = "class A:\n    @property\n    def size(self):\n        return old(self.n)\n\n    def grow(self, k):\n        return old(k)"
 
 
-@pytest.mark.parametrize("new_region, lines", [
-    (REGION, []),                                                     # no edit: an empty canvas
-    (REGION.replace("old(k)", "new(k)"), ["        return new(k)"]),  # one line
-    (REGION.replace("old(", "new("), ["        return new(self.n)", "        return new(k)"]),  # two hunks
-    (REGION.replace("    def grow", "    @property\n    def grow"),  # an added line and its anchor, although
-     ["    @property", "    def grow(self, k):"]),                    # the same line exists above
-    (REGION + "\n    grow = staticmethod(grow)", ["        return old(k)", "    grow = staticmethod(grow)"]),
-    (REGION.replace("return old(k)", "return old(k, limit=3)"), ["        return old(k, limit=3)"]),
-    (REGION.replace("def grow(self, k)", "def grow(self, k, limit)"), ["    def grow(self, k, limit):"]),
+@pytest.mark.parametrize("new_region, hunks", [
+    (REGION, []),                                                     # no edit: <eom> alone
+    (REGION.replace("old(k)", "new(k)"), [(["        return old(k)"], ["        return new(k)"])]),
+    (REGION.replace("old(", "new("), [(["        return old(self.n)"], ["        return new(self.n)"]),
+                                      (["        return old(k)"], ["        return new(k)"])]),   # two hunks
+    (REGION.replace("    def grow", "    @property\n    def grow"),   # an added line brings the line after it
+     [(["    def grow(self, k):"], ["    @property", "    def grow(self, k):"])]),
+    (REGION + "\n    grow = staticmethod(grow)",                      # ... or, at the end, the one before it
+     [(["        return old(k)"], ["        return old(k)", "    grow = staticmethod(grow)"])]),
+    (REGION.replace("    @property\n", ""),                           # a removed line can be said
+     [(["    @property", "    def size(self):"], ["    def size(self):"])]),
+    (REGION.replace("\n\n", "\n"),                                  # a blank line is not unique: widened
+     [(["", "    def grow(self, k):"], ["    def grow(self, k):"])]),
 ])
-def test_changed_lines_say_the_edit_and_apply_changed_puts_them_back(new_region, lines):
-    assert changed_lines(REGION, new_region) == lines
+def test_hunks_say_the_edit_and_apply_hunks_makes_it(tok, new_region, hunks):
+    assert edit_hunks(REGION, new_region) == hunks
+    assert parse_answer(tok, answer_ids(tok, hunks)) == hunks
     for cursor_line in (0, 3, 6):
-        assert apply_changed(REGION, lines, cursor_line) == new_region
+        assert apply_hunks(REGION, hunks, cursor_line) == new_region
 
 
-def test_a_removed_line_cannot_be_said():
-    assert changed_lines(REGION, REGION.replace("    @property\n", "")) is None
+LINES = st.lists(st.sampled_from(["a = 1", "b = 2", "", "    return a", "c = 3"]), min_size=1, max_size=9)
 
 
-def test_apply_changed_puts_a_line_where_it_reads_as_an_edit():
-    region = "    self.add_node(u, limit=10)\n    self.add_node(v)\n    self.add_node(w)"
-    # the line just edited resembles the answer more, character for character; the answer keeps
-    # every word of the line it edits
-    assert apply_changed(region, ["    self.add_node(v, limit=10)"], 0) == \
-        "    self.add_node(u, limit=10)\n    self.add_node(v, limit=10)\n    self.add_node(w)"
-    # a line like none of the region's is inserted, never put over an unrelated line
-    assert apply_changed("a = 1\nb = 2", ["import os", "a = 1"], 0) == "import os\na = 1\nb = 2"
+@settings(max_examples=300, deadline=None)
+@given(LINES, st.lists(st.tuples(st.integers(0, 2), st.integers(0, 20), st.sampled_from(["a = 1", "", "d = 4"])),
+                       max_size=4))
+def test_any_change_of_the_region_is_said_by_unique_hunks_and_made_again(old, changes):
+    new = list(old)
+    for op, i, line in changes:
+        if op == 0 and new:
+            new[i % len(new)] = line
+        elif op == 1:
+            new.insert(i % (len(new) + 1), line)
+        elif len(new) > 1:
+            del new[i % len(new)]
+    region, new_region = "\n".join(old), "\n".join(new)
+    hunks = edit_hunks(region, new_region)
+    assert (hunks == []) == (region == new_region)
+    for before, after in hunks:   # neither side empty; each block of lines found once in the region
+        assert before and after and sum(old[i:i + len(before)] == before for i in range(len(old))) == 1
+    for cursor_line in range(len(old)):
+        assert apply_hunks(region, hunks, cursor_line) == new_region
+
+
+def test_an_answer_cut_short_or_out_of_layout_says_only_its_whole_hunks(tok):
+    sp = tok.special
+    full = answer_ids(tok, [(["x = 1"], ["x = 2"]), (["y = 1"], ["y = 2"])])
+    assert parse_answer(tok, full[:-1]) == [(["x = 1"], ["x = 2"])]          # the last hunk not ended
+    assert parse_answer(tok, full[:3] + [tok.eom_id]) == []                   # no <|edit_after|>
+    assert parse_answer(tok, [tok.eom_id] + full) == []                       # <eom> first: no edit
+    assert parse_answer(tok, tok.encode("x = 2") + full) == parse_answer(tok, full)   # text before the first hunk
+
+
+def test_apply_hunks_leaves_out_a_hunk_whose_lines_are_not_there_and_picks_the_nearest_copy():
+    region = "a = 1\nb = 2\na = 1\nc = 3"
+    assert apply_hunks(region, [(["z = 0"], ["z = 1"]), (["c = 3"], ["c = 4"])]) == "a = 1\nb = 2\na = 1\nc = 4"
+    assert apply_hunks(region, [(["a = 1"], ["a = 9"])], cursor_line=3) == "a = 1\nb = 2\na = 9\nc = 3"
+    assert apply_hunks(region, [(["a = 1"], ["a = 9"])], cursor_line=0) == "a = 9\nb = 2\na = 1\nc = 3"
+    # hunks apply in order, each below the one before
+    assert apply_hunks(region, [(["b = 2"], ["b = 3"]), (["a = 1"], ["a = 0"])], 0) == "a = 1\nb = 3\na = 0\nc = 3"
 
 
 def test_edit_stream_is_deterministic_and_mixes_silence(tok, texts):

@@ -2,7 +2,8 @@
 checkpoint says it was trained in model/edits.py's format (`next_edit` in config.json, set by
 `redraft train --edit-share`). The shipped checkpoint is not (issue 24: no CPU run has learned
 next edits yet, bench/RESULTS.md), so the server never asks it; a checkpoint that says so is asked,
-writes its changed lines on its causal path, and they are put back into the region."""
+writes its hunks (lines of the region, then what they become) on its causal path, and they are
+made in the region."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +13,7 @@ import torch
 from lsp_server.next_edit.predict import next_edit, rewrite, trained_for_next_edits
 from model.config import ModelConfig
 from model import causal
-from model.edits import EDIT_ANSWER, FORMAT, apply_changed, context_budget, edit_context, task_for
+from model.edits import EDIT_ANSWER, FORMAT, apply_hunks, context_budget, edit_context, parse_answer, task_for
 from model.sampler import ContextCache
 from model.transformer import Transformer
 
@@ -43,7 +44,7 @@ def test_a_model_not_trained_for_next_edits_is_never_asked(shipped):
     assert edit is not None and edit.text == "new" and passes == 0
 
 
-def test_a_model_trained_for_next_edits_is_asked_and_its_lines_go_back_into_the_region(shipped):
+def test_a_model_trained_for_next_edits_is_asked_and_its_hunks_are_made_in_the_region(shipped):
     m = flagged(shipped, FORMAT)
     text = TEXT.replace("x = old(a)", "x = new(a)")
     _, passes = next_edit(m, shipped.tokenizer, 384, text, 1, 0, HISTORY, use_analogy=False)
@@ -55,11 +56,4 @@ def test_a_model_trained_for_next_edits_is_asked_and_its_lines_go_back_into_the_
         ids, probs, want_passes = causal.greedy(m, shipped.tokenizer, ctx, ContextCache().encode(m, ctx)[0],
                                                 EDIT_ANSWER, shipped.tokenizer.eom_id)
     assert passes == want_passes == len(ids) >= 1 and 0.0 <= confidence <= 1.0
-    text = shipped.tokenizer.decode([t for t in ids if t != shipped.tokenizer.eom_id])
-    lines = text.split("\n") if text.strip() else []
-    region_lines = task.region.split("\n")
-    if all(l in region_lines for l in lines):   # nothing new written: no edit
-        assert new == task.region
-    else:
-        assert new == apply_changed(task.region, lines, 1)
-
+    assert new == apply_hunks(task.region, parse_answer(shipped.tokenizer, ids), 1)

@@ -3,12 +3,12 @@
 First by analogy (analogy.py): the last edit read as a rule and carried to the nearest lines it
 fits, in well under a millisecond, silent where nothing fits.  Then, only when the checkpoint was
 trained for next edits (`trained_for_next_edits`: its config names model/edits.py's FORMAT), the
-model: it writes the lines of a region of the document that will change, left to right on its
-causal path (model/edits.py: the layout shared with training; an answer of <eom> alone is "no
-edit"), the region around the cursor first,
-and `apply_changed` puts them back in the region. When the cursor's region stays unchanged, the
-places where the last edit's removed words still occur (a rename carried on further down) are
-tried as regions too, nearest first (`MAX_JUMPS`): a jump.
+model: it writes the edit of a region of the document left to right on its causal path
+(model/edits.py: the layout shared with training) as hunks, each a block of the region's lines
+and what it becomes, the region around the cursor first; `apply_hunks` makes them (a hunk whose
+lines are not in the region is left out; an answer of <eom> alone is "no edit"). When the
+cursor's region stays unchanged, the places where the last edit's removed words still occur (a
+rename carried on further down) are tried as regions too, nearest first (`MAX_JUMPS`): a jump.
 
 `NextEdit` is the answer in document terms: the changed span of lines and its new text, trimmed to
 the characters that differ, so a client shows (and applies) only the change.
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from model import causal
-from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, apply_changed, context_budget, edit_context,
-                         task_for)
+from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, apply_hunks, context_budget, edit_context,
+                         parse_answer, task_for)
 from model.sampler import ContextCache
 
 from . import analogy
@@ -70,14 +70,7 @@ def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None
         return None
     kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
     ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop)
-    if ids[-1] == tok.eom_id:
-        ids, probs = ids[:-1], probs[:-1]
-    text = tok.decode(ids)
-    lines = text.split("\n") if text.strip() else []
-    old = set(task.region.split("\n"))
-    if all(l in old for l in lines):   # only lines that are there already: the model says no edit
-        lines = []
-    new = apply_changed(task.region, lines, task.region[:task.cursor].count("\n"))
+    new = apply_hunks(task.region, parse_answer(tok, ids), task.region[:task.cursor].count("\n"))
     return new, min(probs, default=1.0), passes
 
 
