@@ -105,13 +105,16 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
 
 @torch.inference_mode()
 def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max_new: int, stop_id: int,
-           should_stop: Callable[[], bool] | None = None) -> tuple[list[int], list[float], int]:
+           should_stop: Callable[[], bool] | None = None,
+           allow: tuple[int, ...] = ()) -> tuple[list[int], list[float], int]:
     """The greedy continuation of the whole context `ctx` (kv: its cached keys/values, batch 1), up
-    to and including stop_id or max_new tokens (next-edit answers, model/edits.py). Returns the
-    tokens, each one's probability, and the forward passes."""
+    to and including stop_id or max_new tokens (next-edit answers, model/edits.py). Text, <eom>
+    and the special tokens in `allow` may be written, no other special token. Returns the tokens,
+    each one's probability, and the forward passes."""
     dev = model.tok_emb.weight.device
     C = len(ctx)
     bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True)   # text and <eom>, no other special
+    bias[list(allow)] = 0.0
     # the context's last token again, to get its hidden state (the cache holds keys/values only)
     h, _ = model(torch.tensor([[ctx[-1]]], device=dev), torch.tensor([[C - 1]], device=dev),
                  past=_head(kv, C - 1), mask=torch.ones(1, 1, 1, C, dtype=torch.bool, device=dev))

@@ -272,11 +272,15 @@ def answer_ids(tok: Tokenizer, hunks: list[Hunk]) -> list[int]:
     return out + [tok.eom_id]
 
 
+def answer_markers(tok: Tokenizer) -> tuple[int, int]:
+    """The special tokens an answer writes besides <eom> (model/causal.py greedy's `allow`)."""
+    return tok.special["<|edit_before|>"], tok.special["<|edit_after|>"]
+
+
 def parse_answer(tok: Tokenizer, ids: list[int]) -> list[Hunk]:
     """The hunks an answer's tokens say (answer_ids' inverse); a hunk cut short (no <eom> or next
     <|edit_before|> after its new text) or out of the layout is dropped."""
-    sp = tok.special
-    b_id, a_id = sp["<|edit_before|>"], sp["<|edit_after|>"]
+    b_id, a_id = answer_markers(tok)
     hunks: list[Hunk] = []
     parts: list[list[int]] = []    # tokens since the last marker
     marks: list[int] = []

@@ -134,6 +134,23 @@ def test_greedy_continues_the_whole_context_as_plain_greedy_decoding(setup):
         assert not (set(ids) & tok.special_ids) - {tok.eom_id}
 
 
+@torch.inference_mode()
+def test_greedy_writes_the_special_tokens_it_is_allowed(setup):
+    """`allow` (a next-edit answer's <|edit_before|> and <|edit_after|>): those special tokens may be
+    written, others still not. The marker's embedding is made the first token's, scaled up (the
+    head is tied), so the model would write it first where it may."""
+    model, tok, ctx, kv, _ = setup
+    mark = tok.special["<|edit_before|>"]
+    first = causal.greedy(model, tok, ctx, kv, 1, tok.eom_id)[0][0]
+    m = copy.deepcopy(model)
+    m.tok_emb.weight[mark] = 3.0 * m.tok_emb.weight[first]
+    kv2, _ = ContextCache().encode(m, ctx)
+    ids, probs, _ = causal.greedy(m, tok, ctx, kv2, 4, tok.eom_id, allow=(mark,))
+    assert ids[0] == mark and probs[0] > 0.5
+    assert not (set(ids) & tok.special_ids) - {tok.eom_id, mark}
+    assert mark not in causal.greedy(m, tok, ctx, kv2, 4, tok.eom_id)[0]
+
+
 def test_greedy_should_stop_cancels_between_tokens(setup):
     model, tok, ctx, kv, _ = setup
     calls = []

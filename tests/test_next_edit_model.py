@@ -13,7 +13,8 @@ import torch
 from lsp_server.next_edit.predict import next_edit, rewrite, trained_for_next_edits
 from model.config import ModelConfig
 from model import causal
-from model.edits import EDIT_ANSWER, FORMAT, apply_hunks, context_budget, edit_context, parse_answer, task_for
+from model.edits import (EDIT_ANSWER, FORMAT, answer_markers, apply_hunks, context_budget, edit_context, parse_answer,
+                         task_for)
 from model.sampler import ContextCache
 from model.transformer import Transformer
 
@@ -54,6 +55,7 @@ def test_a_model_trained_for_next_edits_is_asked_and_its_hunks_are_made_in_the_r
         new, confidence, passes = rewrite(m, shipped.tokenizer, 384, task)
         ctx = edit_context(shipped.tokenizer, task, context_budget(384))
         ids, probs, want_passes = causal.greedy(m, shipped.tokenizer, ctx, ContextCache().encode(m, ctx)[0],
-                                                EDIT_ANSWER, shipped.tokenizer.eom_id)
+                                                EDIT_ANSWER, shipped.tokenizer.eom_id,
+                                                allow=answer_markers(shipped.tokenizer))
     assert passes == want_passes == len(ids) >= 1 and 0.0 <= confidence <= 1.0
     assert new == apply_hunks(task.region, parse_answer(shipped.tokenizer, ids), 1)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from model import causal
-from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, apply_hunks, context_budget, edit_context,
-                         parse_answer, task_for)
+from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, answer_markers, apply_hunks, context_budget,
+                         edit_context, parse_answer, task_for)
 from model.sampler import ContextCache
 
 from . import analogy
@@ -69,7 +69,7 @@ def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None
     if ctx is None:
         return None
     kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
-    ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop)
+    ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop, answer_markers(tok))
     new = apply_hunks(task.region, parse_answer(tok, ids), task.region[:task.cursor].count("\n"))
     return new, min(probs, default=1.0), passes
 
