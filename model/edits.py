@@ -212,9 +212,10 @@ def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Ra
 Hunk = tuple[list[str], list[str]]   # (region lines as they are, the lines they become)
 
 
-def _count(lines: list[str], block: list[str]) -> int:
+def _occurrences(lines: list[str], block: list[str], start: int = 0) -> list[int]:
+    """Where `block` occurs as consecutive lines of `lines`, at or after line `start`."""
     k = len(block)
-    return sum(lines[i:i + k] == block for i in range(len(lines) - k + 1))
+    return [i for i in range(start, len(lines) - k + 1) if lines[i:i + k] == block]
 
 
 def edit_hunks(region: str, new_region: str) -> list[Hunk]:
@@ -242,7 +243,7 @@ def edit_hunks(region: str, new_region: str) -> list[Hunk]:
         changed = False
         for s in spans:
             while (s[0] > 0 or s[1] < len(old)) and (
-                    s[0] == s[1] or new_at(s[0], False) == new_at(s[1], True) or _count(old, old[s[0]:s[1]]) > 1):
+                    s[0] == s[1] or new_at(s[0], False) == new_at(s[1], True) or len(_occurrences(old, old[s[0]:s[1]])) > 1):
                 if s[1] < len(old):
                     s[1] += 1
                 else:
@@ -265,10 +266,10 @@ def edit_hunks(region: str, new_region: str) -> list[Hunk]:
 def answer_ids(tok: Tokenizer, hunks: list[Hunk]) -> list[int]:
     """The answer's tokens: per hunk <|edit_before|> its lines <|edit_after|> their new text (the
     layout of the edit history), then <eom>; <eom> alone is no edit."""
-    sp, out = tok.special, []
+    b_id, a_id = answer_markers(tok)
+    out: list[int] = []
     for before, after in hunks:
-        out += [sp["<|edit_before|>"], *tok.encode("\n".join(before)),
-                sp["<|edit_after|>"], *tok.encode("\n".join(after))]
+        out += [b_id, *tok.encode("\n".join(before)), a_id, *tok.encode("\n".join(after))]
     return out + [tok.eom_id]
 
 
@@ -306,13 +307,12 @@ def apply_hunks(region: str, hunks: list[Hunk], cursor_line: int = 0) -> str:
     out: list[str] = []
     pos = 0
     for before, after in hunks:
-        k = len(before)
-        at = [i for i in range(pos, len(old) - k + 1) if old[i:i + k] == before]
+        at = _occurrences(old, before, pos)
         if not at:
             continue
         i = min(at, key=lambda i: (abs(i - cursor_line), i))
         out += old[pos:i] + after
-        pos = i + k
+        pos = i + len(before)
     return "\n".join(out + old[pos:])
 
 
