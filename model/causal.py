@@ -113,8 +113,7 @@ def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max
     each one's probability, and the forward passes."""
     dev = model.tok_emb.weight.device
     C = len(ctx)
-    bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True)   # text and <eom>, no other special
-    bias[list(allow)] = 0.0
+    bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True, allow=allow)   # text, <eom> and `allow`
     # the context's last token again, to get its hidden state (the cache holds keys/values only)
     h, _ = model(torch.tensor([[ctx[-1]]], device=dev), torch.tensor([[C - 1]], device=dev),
                  past=_head(kv, C - 1), mask=torch.ones(1, 1, 1, C, dtype=torch.bool, device=dev))

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import difflib
 import random
-import re
 from dataclasses import dataclass
 from typing import Iterator
 

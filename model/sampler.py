@@ -97,12 +97,14 @@ def banned_ids(tok: Tokenizer) -> list[int]:
     return sorted(i for i in tok.special_ids if i != tok.eom_id)
 
 
-def vocab_bias(tok: Tokenizer, vocab_size: int, device, eom: bool = True) -> torch.Tensor:
-    """(vocab_size,) logit bias: -inf for what may never be emitted (the special tokens but <eom>, or
-    with eom=False every special token: plain text; and model rows the tokenizer never emits), else 0."""
+def vocab_bias(tok: Tokenizer, vocab_size: int, device, eom: bool = True, allow: tuple[int, ...] = ()) -> torch.Tensor:
+    """(vocab_size,) logit bias: -inf for what may never be emitted (the special tokens but <eom>
+    and those in `allow`, or with eom=False every special token: plain text; and model rows the
+    tokenizer never emits), else 0."""
     bias = torch.zeros(vocab_size, device=device)
     bias[banned_ids(tok) if eom else sorted(tok.special_ids)] = float("-inf")
     bias[tok.vocab_size:] = float("-inf")
+    bias[list(allow)] = 0.0
     return bias
 
 

@@ -297,7 +297,6 @@ def test_any_change_of_the_region_is_said_by_unique_hunks_and_made_again(old, ch
 
 
 def test_an_answer_cut_short_or_out_of_layout_says_only_its_whole_hunks(tok):
-    sp = tok.special
     full = answer_ids(tok, [(["x = 1"], ["x = 2"]), (["y = 1"], ["y = 2"])])
     assert parse_answer(tok, full[:-1]) == [(["x = 1"], ["x = 2"])]          # the last hunk not ended
     assert parse_answer(tok, full[:3] + [tok.eom_id]) == []                   # no <|edit_after|>
