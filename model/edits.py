@@ -277,6 +277,47 @@ def answer_markers(tok: Tokenizer) -> tuple[int, int]:
     return tok.special["<|edit_before|>"], tok.special["<|edit_after|>"]
 
 
+def changed_tokens(tok: Tokenizer, ids: list[int]) -> list[int]:
+    """Indices into `ids` (a row; its answer follows ANSWER_AFTER) of the answer tokens where the
+    new text leaves a copy of its block: each hunk's new tokens that replace or insert (difflib over
+    the two sides' tokens), and for a removal the token written in the removed ones' place (the
+    training loss weighs these up: `redraft train --changed-weight`)."""
+    b_id, a_id = answer_markers(tok)
+    end = tok.special[ANSWER_AFTER]
+    if end not in ids:
+        return []
+    out: list[int] = []
+    i, n = ids.index(end) + 1, len(ids)
+    while i < n and ids[i] == b_id:
+        j = i + 1
+        while j < n and ids[j] not in (b_id, a_id, tok.eom_id):
+            j += 1
+        if j >= n or ids[j] != a_id:
+            break
+        k = j + 1
+        while k < n and ids[k] not in (b_id, a_id, tok.eom_id):
+            k += 1
+        before, after = ids[i + 1:j], ids[j + 1:k]
+        for op, _, _, b0, b1 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if op in ("replace", "insert"):
+                out += range(j + 1 + b0, j + 1 + b1)
+            elif op == "delete" and j + 1 + b0 < n:
+                out.append(j + 1 + b0)   # the token after the removed ones (or the next marker)
+        i = k
+    return out
+
+
+def changed_weights(tok: Tokenizer, tokens, weight: float):
+    """(B, T) float weights for a batch's next-token positions: `weight` where the position predicts
+    one of its row's changed_tokens, 1 elsewhere (model/objective.py loss_fn's `answer_weights`)."""
+    import torch
+    w = torch.ones(tokens.shape, dtype=torch.float32)
+    for r, row in enumerate(tokens.tolist()):
+        at = [i - 1 for i in changed_tokens(tok, row) if i > 0]
+        w[r, at] = weight
+    return w
+
+
 def parse_answer(tok: Tokenizer, ids: list[int]) -> list[Hunk]:
     """The hunks an answer's tokens say (answer_ids' inverse); a hunk cut short (no <eom> or next
     <|edit_before|> after its new text) or out of the layout is dropped."""

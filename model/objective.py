@@ -26,6 +26,12 @@ mean over tokens, not each row's mean like the diffusion term: a silent row's an
 or silence?) was pulled to <eom> thirteen times harder than to an edit; a run so weighted
 (runs/nc1, bench/RESULTS.md) answered <eom> to everything.
 
+`answer_weights` (`redraft train --changed-weight`) multiplies the weight of single answer tokens:
+the training loop weighs up the tokens where a hunk's new text leaves the copy of its block
+(model/edits.py changed_tokens). Most answer tokens are copies, which the model gets right (90%
+teacher-forced on held-out rows, runs/sr1); the token where the new text first differs was right
+61% of the time, and a hunk copied unchanged is silence.
+
 `filler_weight` < 1 (`redraft train --filler-weight`) weighs the <eom> fillers after a canvas's
 first one down in the diffusion term (canvases padded far beyond their text); the first <eom>
 (where the answer ends) keeps full weight.
@@ -74,7 +80,8 @@ def noise(tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator, t: torch.Ten
 
 def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.Generator,
             ar_weight: float = 0.5, t: torch.Tensor | None = None, eom_id: int = -1,
-            filler_weight: float = 1.0, answer_id: int = -1) -> tuple[torch.Tensor, dict]:
+            filler_weight: float = 1.0, answer_id: int = -1,
+            answer_weights: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
     B, T = tokens.shape
     noisy, masked, t = noise(tokens, n_ctx, n_can, mask_id, gen, t)
     pos = torch.arange(T, device=tokens.device).expand(B, T)
@@ -96,6 +103,8 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     w_ar = ar.float() * (ar_weight / ar.sum().clamp(min=1))                    # mean over all context tokens
     # every answer token alike (a batch-wide mean), the term weighing as much as its rows' share of B
     w_ans = ans.float() * (ans.any(1).sum() / B / ans.sum().clamp(min=1))
+    if answer_weights is not None:   # the answer's changed tokens weighed up (model/edits.py changed_weights)
+        w_ans = w_ans * answer_weights.to(w_ans.device)
     ar = ar | ans
     b, p = (masked | ar).nonzero(as_tuple=True)
     target = torch.where(masked, tokens, torch.roll(tokens, -1, dims=1))[b, p]   # (N,)
@@ -111,6 +120,10 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
         if bool(a.any()):
             stats["answer"] = ce[a].mean().item()
             stats["answer_acc"] = (logits[a].argmax(-1) == target[a]).float().mean().item()
+        if answer_weights is not None:
+            c = a & (answer_weights.to(w_ans.device)[b, p] != 1)
+            if bool(c.any()):
+                stats["changed_acc"] = (logits[c].argmax(-1) == target[c]).float().mean().item()
     if ar_weight > 0:
         stats["ar"] = ar_ce.item() / ar_weight
     stats["loss"] = loss.item()

@@ -54,6 +54,7 @@ class TrainConfig:
     compile: int = 0                   # 1 = torch.compile the training forward (CPU: ~25% faster steps after ~70 s of compiling)
     workers: int = 0                   # data-loader processes building batches (0 = in the training process; a GPU wants 8+)
     edit_share: float = 0.0            # share of rows that are next-edit rows (model/edits.py); 0 = FIM rows only
+    changed_weight: float = 1.0        # weight of a next-edit answer's changed tokens (model/objective.py answer_weights)
     extra: dict = field(default_factory=dict)
 
 
@@ -177,7 +178,7 @@ def train(cfg: TrainConfig) -> Path:
     seed = data_seed(cfg) + step
     answer_id = -1
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
-        from .edits import ANSWER_AFTER, FORMAT, batch_stream as edit_batch_stream
+        from .edits import ANSWER_AFTER, FORMAT, batch_stream as edit_batch_stream, changed_weights
         mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
         answer_id = tok.special[ANSWER_AFTER]   # the rows' answers, weighted (model/objective.py)
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
@@ -205,9 +206,11 @@ def train(cfg: TrainConfig) -> Path:
         for g in opt.param_groups:
             g["lr"] = lr_at(cfg, step, progress)
         tokens, n_ctx, n_can = next(batches)
+        aw = changed_weights(tok, tokens, cfg.changed_weight) if answer_id >= 0 and cfg.changed_weight != 1 else None
         with amp:
             loss, stats = loss_fn(fwd, tokens.to(dev), n_ctx.to(dev), n_can.to(dev), tok.mask_id, gen, cfg.ar_weight,
-                                  eom_id=tok.eom_id, filler_weight=cfg.filler_weight, answer_id=answer_id)
+                                  eom_id=tok.eom_id, filler_weight=cfg.filler_weight, answer_id=answer_id,
+                                  answer_weights=aw)
         loss.backward()
         gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
         opt.step()

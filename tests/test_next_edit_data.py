@@ -10,11 +10,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import torch
 from hypothesis import given, settings, strategies as st
 
 from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, apply_hunks, case_from_steps,
+from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, apply_hunks, changed_tokens,
+                         changed_weights, case_from_steps,
                          context_budget, edit_context, edit_example, edit_hunks, edit_stream, history_pair, line_hunk,
                          parse_answer, region_lines, task_for)
 from model.tokenizer import Tokenizer
@@ -302,6 +304,27 @@ def test_an_answer_cut_short_or_out_of_layout_says_only_its_whole_hunks(tok):
     assert parse_answer(tok, full[:3] + [tok.eom_id]) == []                   # no <|edit_after|>
     assert parse_answer(tok, [tok.eom_id] + full) == []                       # <eom> first: no edit
     assert parse_answer(tok, tok.encode("x = 2") + full) == parse_answer(tok, full)   # text before the first hunk
+
+
+def test_changed_tokens_are_where_the_new_text_leaves_the_copy(tok):
+    """The tokens training weighs up (changed_tokens, changed_weights): each hunk's new tokens that
+    replace or add to its block's, and for a removal the token written in the removed ones' place;
+    nothing of the context, the block or a copied token, nothing for silence."""
+    ctx = tok.encode("count = len(rows)\n") + [tok.special[ANSWER_AFTER]]
+    def marked(hunks):
+        row = ctx + answer_ids(tok, hunks)
+        return row, [row[i] for i in changed_tokens(tok, row)]
+    row, got = marked([(["    log(count)"], ["    log(total)"])])
+    assert [tok.decode([t]) for t in got] == ["total"]           # not the block's count, not the copied log(
+    assert min(changed_tokens(tok, row)) > len(ctx) + len(tok.encode("    log(count)"))
+    assert [tok.decode([t]) for t in marked([(["f(a, b)"], ["f(a)"])])[1]] == [")"]   # a removal: what takes its place
+    assert marked([])[1] == []                                    # silence: <eom> alone
+    assert changed_tokens(tok, tok.encode("x = 1")) == []          # no answer in the row
+    row, got = marked([(["a = 1"], ["a = 2"]), (["b = x"], ["b = y"])])
+    assert [tok.decode([t]) for t in got] == [" 2", " y"]
+    w = changed_weights(tok, torch.tensor([row, row]), 4.0)
+    at = [i - 1 for i in changed_tokens(tok, row)]               # the positions that predict them
+    assert w.shape == (2, len(row)) and (w[:, at] == 4.0).all() and int((w != 1).sum()) == 2 * len(at)
 
 
 def test_apply_hunks_leaves_out_a_hunk_whose_lines_are_not_there_and_picks_the_nearest_copy():

@@ -1,5 +1,6 @@
 """The masked-diffusion objective on a tiny batch: masking follows t, and the loss falls when the
 model overfits one batch."""
+import pytest
 import torch
 
 from model.config import preset
@@ -103,10 +104,12 @@ def test_fillers_after_the_first_eom_weigh_filler_weight():
         assert abs(got - float(want)) < 1e-6, (fw, got, float(want))
 
 
-def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens():
+@pytest.mark.parametrize("boost", [None, 3.0])
+def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens(boost):
     """Next-edit rows (model/edits.py): the context's tokens after answer_id (the answer) leave the
     context-wide next-token mean for a mean over all the batch's answer tokens, weighted by the
-    share of rows that have one; a row without answer_id (a FIM row) is unchanged."""
+    share of rows that have one; a row without answer_id (a FIM row) is unchanged. `answer_weights`
+    multiplies single answer tokens' terms (here the second token of the first answer's)."""
     from model.transformer import context_canvas_mask
     torch.manual_seed(4)
     ANS, EOM = 9, 7
@@ -117,9 +120,13 @@ def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens
     n_ctxs = [20, 14, 14]
     tokens, n_ctx, n_can = collate([Example(r, n_ctx=c) for r, c in zip(rows, n_ctxs)], pad_id=0, seq_len=22)
     B, T = tokens.shape
+    weights = None
+    if boost is not None:
+        weights = torch.ones(B, T)
+        weights[0, 16] = boost          # position 16 predicts token 41
     for ar_weight in (0.0, 0.5):
         got, stats = loss_fn(m, tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(6), ar_weight,
-                             t=torch.full((B,), 0.7), answer_id=ANS)
+                             t=torch.full((B,), 0.7), answer_id=ANS, answer_weights=weights)
         noisy, masked, _ = noise(tokens, n_ctx, n_can, MASK, torch.Generator().manual_seed(6), t=torch.full((B,), 0.7))
         with torch.no_grad():
             h, _ = m(noisy, torch.arange(T).expand(B, T), mask=context_canvas_mask(n_ctx, n_can, T))
@@ -133,6 +140,8 @@ def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens
             answer += nxt[b, start:n_ctxs[b] - 1].tolist()
             context += nxt[b, :min(start, n_ctxs[b] - 1)].tolist()
         assert len(answer) == 4 + 1   # three tokens and <eom>; <eom> alone
-        want = diff + (2 / B) * sum(answer) / len(answer) + ar_weight * sum(context) / len(context)
+        answer_sum = sum(answer) + ((boost - 1) * answer[1] if boost else 0.0)
+        want = diff + (2 / B) * answer_sum / len(answer) + ar_weight * sum(context) / len(context)
         assert abs(got.item() - float(want)) < 1e-5, (ar_weight, got.item(), float(want))  # float32 cross-entropy
     assert 0.0 <= stats["answer_acc"] <= 1.0 and stats["answer"] > 0
+    assert ("changed_acc" in stats) == (boost is not None)

@@ -60,7 +60,7 @@ def test_continued_runs_draw_new_batches(tmp_path):
 
 def test_edit_share_run_says_its_next_edit_format(tmp_path):
     """A run with next-edit rows writes model/edits.py's FORMAT into its config (the server asks a
-    checkpoint for next edits only then); the filler weight is accepted."""
+    checkpoint for next edits only then); the filler weight and the changed tokens' weight are accepted."""
     import shutil
     import textwrap as tw
 
@@ -72,7 +72,7 @@ def test_edit_share_run_says_its_next_edit_format(tmp_path):
     out = tmp_path / "run"
     r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--init", str(checkpoint.DEFAULT_DIR),
                         "--data", str(code), "--out", str(out), "--steps", "2", "--batch-size", "2",
-                        "--edit-share", "0.5", "--filler-weight", "0.1", "--log-every", "1", "--eval-batches", "1",
+                        "--edit-share", "0.5", "--filler-weight", "0.1", "--changed-weight", "4", "--log-every", "1", "--eval-batches", "1",
                         "--threads", "1"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert checkpoint.load(out).config.next_edit == FORMAT and checkpoint.load().config.next_edit == ""
