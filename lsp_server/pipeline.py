@@ -10,6 +10,7 @@ server hand over the document's incrementally maintained tree instead of a fresh
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import threading
 import time
@@ -28,6 +29,8 @@ from .lint import flaws
 from .syntax.constraints import HEADER_LENGTHS, header_masks
 from .syntax.trees import encode
 from .syntax.truncate import insertion_errors, window_tree
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"]
 
@@ -131,6 +134,7 @@ class Engine:
             self.model, self.tok = self.loaded.model, self.loaded.tokenizer
             self.max_seq_len = self.loaded.config.max_seq_len
         self._caches: dict[str, ContextCache] = {}
+        self._next_edit: tuple | None | bool = False   # next_edit_model's answer (False: not looked up yet)
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
     def _repair(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop, free: str = ""):
@@ -216,14 +220,33 @@ class Engine:
         """The next edit near (line, col) given the recent edits (lsp_server/next_edit/predict.py):
         (NextEdit or None, forward passes). Its own context cache per document (the layout differs
         from completion's, so sharing one would only evict)."""
-        from .next_edit.predict import next_edit, trained_for_next_edits
+        from .next_edit.predict import next_edit
         if effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
-        if self.hub is not None or not trained_for_next_edits(self.model):   # analogy alone
-            return next_edit(None, None, 0, text, line, col, history, None, should_stop)
         with self._lock:
+            found = self.next_edit_model()
+            if found is None:   # analogy alone
+                return next_edit(None, None, 0, text, line, col, history, None, should_stop)
             cache = self._caches.setdefault(uri + "#next-edit", ContextCache())
-            return next_edit(self.model, self.tok, self.max_seq_len, text, line, col, history, cache, should_stop)
+            return next_edit(*found, text, line, col, history, cache, should_stop)
+
+    def next_edit_model(self) -> tuple | None:
+        """(model, tokenizer, max_seq_len) that answers next edits, or None (analogy alone): this
+        model or its next-edit companion (next_edit/predict.py next_edit_dir), read at the first
+        next-edit request. A companion that does not load leaves analogy alone, with a warning."""
+        if self._next_edit is False:
+            from .next_edit.predict import next_edit_dir
+            d = next_edit_dir(self.loaded.path) if self.hub is None else None
+            self._next_edit = None
+            if d is not None and d.resolve() == self.loaded.path.resolve():
+                self._next_edit = (self.model, self.tok, self.max_seq_len)
+            elif d is not None:
+                try:
+                    c = checkpoint.load(d, device=self.device)
+                    self._next_edit = (precisions.apply(c.model, self.precision), c.tokenizer, c.config.max_seq_len)
+                except Exception as e:   # CheckpointError, or weights safetensors cannot read
+                    log.warning("next edits by analogy alone: %s does not load: %s", d, e)
+        return self._next_edit
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:

@@ -10,7 +10,9 @@ import dataclasses
 
 import torch
 
-from lsp_server.next_edit.predict import next_edit, rewrite, trained_for_next_edits
+from lsp_server.next_edit.predict import COMPANION, next_edit, next_edit_dir, rewrite, trained_for_next_edits
+from lsp_server.pipeline import Engine
+from model import checkpoint
 from model.config import ModelConfig
 from model import causal
 from model.edits import (EDIT_ANSWER, FORMAT, answer_markers, apply_hunks, context_budget, edit_context, parse_answer,
@@ -59,3 +61,30 @@ def test_a_model_trained_for_next_edits_is_asked_and_its_hunks_are_made_in_the_r
                                                 allow=answer_markers(shipped.tokenizer))
     assert passes == want_passes == len(ids) >= 1 and 0.0 <= confidence <= 1.0
     assert new == apply_hunks(task.region, parse_answer(shipped.tokenizer, ids), 1)
+
+
+def test_a_models_next_edit_companion_answers_its_next_edits(shipped, tmp_path):
+    """A checkpoint not trained for next edits is answered for by the one in its `next-edit/`
+    subdirectory (the shipped model's: model/weights/next-edit); one trained for them answers
+    itself; a companion that does not load leaves analogy alone, and nothing crashes."""
+    base = tmp_path / "mine"
+    checkpoint.save(shipped.model, shipped.tokenizer, base)
+    assert next_edit_dir(base) is None and Engine(base).next_edit_model() is None
+    checkpoint.save(flagged(shipped, FORMAT), shipped.tokenizer, base / COMPANION)
+    assert next_edit_dir(base) == base / COMPANION
+    engine = Engine(base)
+    model, tok, seq_len = engine.next_edit_model()
+    assert model is not engine.model and trained_for_next_edits(model) and not trained_for_next_edits(engine.model)
+    assert seq_len == 384 and tok.vocab_size == shipped.tokenizer.vocab_size
+    text = TEXT.replace("x = old(a)", "x = new(a)")
+    assert engine.next_edit(text, 1, 0, HISTORY)[0] is not None     # analogy first, as ever
+    both = tmp_path / "both"
+    checkpoint.save(flagged(shipped, FORMAT), shipped.tokenizer, both)
+    assert next_edit_dir(both) == both
+    engine = Engine(both)
+    assert engine.next_edit_model()[0] is engine.model
+    for f in (base / COMPANION).glob("*.safetensors"):
+        f.write_bytes(b"not weights")
+    engine = Engine(base)
+    assert engine.next_edit_model() is None
+    assert engine.next_edit(text, 1, 0, HISTORY)[0].text == "new"   # analogy alone

@@ -15,8 +15,10 @@ the characters that differ, so a client shows (and applies) only the change.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from model import causal
@@ -59,6 +61,27 @@ def trained_for_next_edits(model) -> bool:
     """Whether the model writes next edits in this format (a checkpoint trained with `redraft train
     --edit-share` says so in its config); other models are never asked, analogy answers alone."""
     return model is not None and getattr(model.cfg, "next_edit", "") == FORMAT
+
+
+COMPANION = "next-edit"   # a checkpoint directory's next-edit checkpoint, beside its own files
+
+
+def next_edit_dir(model_dir: str | Path | None) -> Path | None:
+    """The checkpoint that answers next edits for the model in `model_dir` (None: the shipped one):
+    the model itself when trained for them, else the checkpoint in its `next-edit/` subdirectory
+    when that one is (the shipped model's model/weights/next-edit), else None: analogy alone.
+    Design decision: a companion checkpoint, because next-edit training cost a 10M-parameter model
+    17 of its 120 HumanEval single-line passes (runs/sr1, bench/RESULTS.md); a model that serves
+    both keeps answering both."""
+    from model.checkpoint import DEFAULT_DIR
+    base = Path(model_dir) if model_dir else DEFAULT_DIR
+    for d in (base, base / COMPANION):
+        try:
+            if json.loads((d / "config.json").read_text()).get("next_edit") == FORMAT:
+                return d
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None = None,
@@ -173,10 +196,13 @@ def _env(name: str, default: str) -> str:
 
 
 def _model():
+    """REDRAFT_MODEL's (default: the shipped model's) next-edit checkpoint (`next_edit_dir`), or the
+    model itself when it has none (then only analogy answers)."""
     global _LOADED
     if _LOADED is None:
         from model import checkpoint
-        _LOADED = checkpoint.load(_env("REDRAFT_MODEL", "") or None)
+        base = _env("REDRAFT_MODEL", "") or None
+        _LOADED = checkpoint.load(next_edit_dir(base) or base)
     return _LOADED
 
 
