@@ -277,34 +277,54 @@ def answer_markers(tok: Tokenizer) -> tuple[int, int]:
     return tok.special["<|edit_before|>"], tok.special["<|edit_after|>"]
 
 
+def _hunk_spans(tok: Tokenizer, ids: list[int], i: int = 0) -> Iterator[tuple[range, range]]:
+    """Index ranges (its block's tokens, its new tokens) of each whole hunk in `ids` from `i` on,
+    where a hunk opens (answer_ids' layout), until something else comes."""
+    b_id, a_id = answer_markers(tok)
+    ends = (b_id, a_id, tok.eom_id)
+    n = len(ids)
+    while i < n and ids[i] == b_id:
+        j = i + 1
+        while j < n and ids[j] not in ends:
+            j += 1
+        if j >= n or ids[j] != a_id:
+            return
+        k = j + 1
+        while k < n and ids[k] not in ends:
+            k += 1
+        if k >= n:
+            return
+        yield range(i + 1, j), range(j + 1, k)
+        i = k
+
+
 def changed_tokens(tok: Tokenizer, ids: list[int]) -> list[int]:
     """Indices into `ids` (a row; its answer follows ANSWER_AFTER) of the answer tokens where the
     new text leaves a copy of its block: each hunk's new tokens that replace or insert (difflib over
     the two sides' tokens), and for a removal the token written in the removed ones' place (the
     training loss weighs these up: `redraft train --changed-weight`)."""
-    b_id, a_id = answer_markers(tok)
     end = tok.special[ANSWER_AFTER]
     if end not in ids:
         return []
     out: list[int] = []
-    i, n = ids.index(end) + 1, len(ids)
-    while i < n and ids[i] == b_id:
-        j = i + 1
-        while j < n and ids[j] not in (b_id, a_id, tok.eom_id):
-            j += 1
-        if j >= n or ids[j] != a_id:
-            break
-        k = j + 1
-        while k < n and ids[k] not in (b_id, a_id, tok.eom_id):
-            k += 1
-        before, after = ids[i + 1:j], ids[j + 1:k]
+    for block, new in _hunk_spans(tok, ids, ids.index(end) + 1):
+        before, after = [ids[x] for x in block], [ids[x] for x in new]
         for op, _, _, b0, b1 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
             if op in ("replace", "insert"):
-                out += range(j + 1 + b0, j + 1 + b1)
-            elif op == "delete" and j + 1 + b0 < n:
-                out.append(j + 1 + b0)   # the token after the removed ones (or the next marker)
-        i = k
+                out += new[b0:b1]
+            elif op == "delete":
+                out.append(new.start + b0)   # the token after the removed ones (or the next marker)
     return out
+
+
+def copied_hunk(tok: Tokenizer, ids: list[int]) -> range | None:
+    """The new tokens' indices of the first hunk of an answer (`ids` starting where it starts)
+    whose new text is its block unchanged, or None (model/causal.py's decoding re-decides it:
+    lsp_server/next_edit/predict.py rewrite)."""
+    for block, new in _hunk_spans(tok, ids):
+        if [ids[x] for x in block] == [ids[x] for x in new]:
+            return new
+    return None
 
 
 def changed_weights(tok: Tokenizer, tokens, weight: float):

@@ -426,3 +426,23 @@ def test_a_parse_error_s_missing_name_is_no_rename_site():
     assert scan(text).names and all(name for name, _ in scan(text).names)
     for seed in range(20):
         sample_case(text, random.Random(seed), "rename")
+
+
+def test_token_bench_counts_each_part_of_an_answer(tok):
+    """bench/next_edit_tokens.py: the first token, each hunk's block (and its <|edit_after|>), the
+    new text's copied and changed tokens (changed_tokens) are counted once each."""
+    from model import checkpoint
+    from model.data import Example
+    spec = importlib.util.spec_from_file_location("bench_tokens", ROOT / "bench" / "next_edit_tokens.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ctx = tok.encode("def f(count):\n    return count\n") + [tok.special[ANSWER_AFTER]]
+    hunks = [(["    log(count)"], ["    log(total)"]), (["    return count"], ["    return total + 1"])]
+    row = ctx + answer_ids(tok, hunks)
+    silent = ctx + [tok.eom_id]
+    got = mod.split_accuracy(checkpoint.load().model.float(), tok, [Example(row, len(row)), Example(silent, len(silent))])
+    blocks = sum(len(tok.encode(b[0])) + 1 for b, _ in hunks)
+    news = sum(len(tok.encode(a[0])) for _, a in hunks)
+    n_changed = len(changed_tokens(tok, row))
+    assert [n for _, n in got.values()] == [2, blocks, news - n_changed, n_changed, 2]
+    assert all(0 <= right <= n for right, n in got.values())
