@@ -22,7 +22,7 @@ that has reached its newline leaves the batch, so one that rambles to max_new co
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Collection
 
 import torch
 
@@ -106,11 +106,13 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
 @torch.inference_mode()
 def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max_new: int, stop_id: int,
            should_stop: Callable[[], bool] | None = None,
-           allow: tuple[int, ...] = ()) -> tuple[list[int], list[float], int]:
+           allow: tuple[int, ...] = (),
+           guide: Callable[[list[int]], Collection[int] | None] | None = None) -> tuple[list[int], list[float], int]:
     """The greedy continuation of the whole context `ctx` (kv: its cached keys/values, batch 1), up
     to and including stop_id or max_new tokens (next-edit answers, model/edits.py). Text, <eom>
-    and the special tokens in `allow` may be written, no other special token. Returns the tokens,
-    each one's probability, and the forward passes."""
+    and the special tokens in `allow` may be written, no other special token; where `guide(tokens
+    so far)` gives a non-empty set, the next token is one of it (its probability renormalised
+    within the set). Returns the tokens, each one's probability, and the forward passes."""
     dev = model.tok_emb.weight.device
     C = len(ctx)
     bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True, allow=allow)   # text, <eom> and `allow`
@@ -122,7 +124,13 @@ def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max
     probs: list[float] = []
     passes = 1
     while True:
-        p = torch.softmax(model.logits(h[0, -1]).float() + bias, -1)
+        logits = model.logits(h[0, -1]).float() + bias
+        only = guide(out) if guide is not None else None
+        if only:   # None or empty: no guidance
+            keep = torch.full_like(logits, float("-inf"))
+            keep[list(only)] = 0.0
+            logits = logits + keep
+        p = torch.softmax(logits, -1)
         t = int(p.argmax())
         out.append(t)
         probs.append(float(p[t]))

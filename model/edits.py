@@ -67,7 +67,7 @@ from __future__ import annotations
 import difflib
 import random
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .data import Example
 from .tokenizer import Tokenizer
@@ -317,14 +317,32 @@ def changed_tokens(tok: Tokenizer, ids: list[int]) -> list[int]:
     return out
 
 
-def copied_hunk(tok: Tokenizer, ids: list[int]) -> range | None:
-    """The new tokens' indices of the first hunk of an answer (`ids` starting where it starts)
-    whose new text is its block unchanged, or None (model/causal.py's decoding re-decides it:
-    lsp_server/next_edit/predict.py rewrite)."""
-    for block, new in _hunk_spans(tok, ids):
-        if [ids[x] for x in block] == [ids[x] for x in new]:
-            return new
-    return None
+def block_guide(tok: Tokenizer, region: str) -> Callable[[list[int]], set[int] | None]:
+    """For model/causal.py greedy's `guide`: inside a hunk's block (after its <|edit_before|>, before
+    its <|edit_after|>) the tokens that continue a block of the region's lines (any run of whole
+    lines, as answer_ids encodes it), and <|edit_after|> once one is complete; elsewhere no
+    constraint. A block the region does not hold is left out by apply_hunks anyway: guided, the
+    model names the region line it rates best instead of, say, the history's line as it was."""
+    b_id, a_id = answer_markers(tok)
+    lines = region.split("\n")
+    nxt: dict[tuple[int, ...], set[int]] = {}
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines) + 1):
+            ids = tuple(tok.encode("\n".join(lines[i:j])))
+            if not ids:
+                continue
+            for k in range(len(ids)):
+                nxt.setdefault(ids[:k], set()).add(ids[k])
+            nxt.setdefault(ids, set()).add(a_id)
+
+    def guide(out: list[int]) -> set[int] | None:
+        if b_id not in out:
+            return None
+        at = len(out) - 1 - out[::-1].index(b_id)
+        if a_id in out[at:]:
+            return None
+        return nxt.get(tuple(out[at + 1:]), set())
+    return guide
 
 
 def changed_weights(tok: Tokenizer, tokens, weight: float):

@@ -151,6 +151,29 @@ def test_greedy_writes_the_special_tokens_it_is_allowed(setup):
     assert mark not in causal.greedy(m, tok, ctx, kv2, 4, tok.eom_id)[0]
 
 
+@torch.inference_mode()
+def test_greedy_writes_within_what_its_guide_allows(setup):
+    """`guide` (next-edit answers' block_guide): where it gives a set, the token is the set's most
+    probable, with its probability renormalised within the set; where it gives None or nothing, the
+    plain greedy token."""
+    model, tok, ctx, kv, _ = setup
+    plain, plain_p, _ = causal.greedy(model, tok, ctx, kv, 6, tok.eom_id)
+    words = tok.encode(" alpha beta gamma")
+    # the second token held to two the model would not pick, the rest free
+    pair = {words[0], words[1]} - {plain[1]}
+    ids, probs, _ = causal.greedy(model, tok, ctx, kv, 6, tok.eom_id,
+                                  guide=lambda out: pair if len(out) == 1 else (set() if out else None))
+    assert ids[0] == plain[0] and ids[1] in pair and probs[0] == pytest.approx(plain_p[0], abs=1e-5)
+    seq = ctx + ids[:1]
+    T = len(seq)
+    h, _ = model(torch.tensor([seq]), torch.arange(T)[None], mask=torch.ones(T, T, dtype=torch.bool).tril()[None, None])
+    logits = model.logits(h[0, -1]).float()
+    within = {t: float(logits[t]) for t in pair}
+    best = max(within, key=within.get)
+    z = torch.tensor(list(within.values())).softmax(-1).max().item()
+    assert ids[1] == best and probs[1] == pytest.approx(z, abs=1e-4)
+
+
 def test_greedy_should_stop_cancels_between_tokens(setup):
     model, tok, ctx, kv, _ = setup
     calls = []

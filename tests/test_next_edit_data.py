@@ -15,7 +15,8 @@ from hypothesis import given, settings, strategies as st
 
 from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, apply_hunks, changed_tokens,
+from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, answer_markers, apply_hunks,
+                         block_guide, changed_tokens,
                          changed_weights, case_from_steps,
                          context_budget, edit_context, edit_example, edit_hunks, edit_stream, history_pair, line_hunk,
                          parse_answer, region_lines, task_for)
@@ -426,6 +427,27 @@ def test_a_parse_error_s_missing_name_is_no_rename_site():
     assert scan(text).names and all(name for name, _ in scan(text).names)
     for seed in range(20):
         sample_case(text, random.Random(seed), "rename")
+
+
+def test_block_guide_holds_a_hunks_block_to_runs_of_the_regions_lines(tok):
+    """block_guide: after <|edit_before|>, only tokens that go on to a run of whole region lines
+    (as answer_ids encodes it), <|edit_after|> once one is complete; no constraint outside a block."""
+    region = "a = 1\nb = 2\nc = 3"
+    guide = block_guide(tok, region)
+    b_id, a_id = answer_markers(tok)
+    assert guide([]) is None and guide([tok.eom_id]) is None
+    for block in (["b = 2"], ["a = 1", "b = 2"], ["a = 1", "b = 2", "c = 3"]):
+        ids = tok.encode("\n".join(block))
+        for k in range(len(ids)):
+            assert ids[k] in guide([b_id, *ids[:k]])
+        assert a_id in guide([b_id, *ids])
+    assert a_id not in guide([b_id]) and a_id not in guide([b_id, *tok.encode("a =")])
+    firsts = guide([b_id])
+    assert firsts == {tok.encode(line)[0] for line in region.split("\n")}
+    assert guide([b_id, *tok.encode("z = 9")]) == set()                     # off the region: no set
+    assert guide([b_id, *tok.encode("a = 1"), a_id, *tok.encode("a")]) is None   # the new side is free
+    after_one = [b_id, *tok.encode("a = 1"), a_id, *tok.encode("a = 2"), b_id]
+    assert guide(after_one) == firsts                                        # the next hunk's block
 
 
 def test_token_bench_counts_each_part_of_an_answer(tok):

@@ -23,7 +23,7 @@ from typing import Callable
 
 from model import causal
 from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, answer_markers, apply_hunks, context_budget,
-                         edit_context, parse_answer, task_for)
+                         block_guide, edit_context, parse_answer, task_for)
 from model.sampler import ContextCache
 
 from . import analogy
@@ -92,7 +92,9 @@ def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None
     if ctx is None:
         return None
     kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
-    ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop, answer_markers(tok))
+    # a hunk's block is held to lines of the region (model/edits.py block_guide)
+    ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop, answer_markers(tok),
+                                       guide=block_guide(tok, task.region))
     new = apply_hunks(task.region, parse_answer(tok, ids), task.region[:task.cursor].count("\n"))
     return new, min(probs, default=1.0), passes
 
