@@ -324,20 +324,24 @@ def block_guide(tok: Tokenizer, region: str) -> Callable[[list[int]], set[int] |
     constraint. A block the region does not hold is left out by apply_hunks anyway: guided, the
     model names the region line it rates best instead of, say, the history's line as it was."""
     b_id, a_id = answer_markers(tok)
-    lines = region.split("\n")
-    nxt: dict[tuple[int, ...], set[int]] = {}
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines) + 1):
-            ids = tuple(tok.encode("\n".join(lines[i:j])))
-            if not ids:
-                continue
-            for k in range(len(ids)):
-                nxt.setdefault(ids[:k], set()).add(ids[k])
-            nxt.setdefault(ids, set()).add(a_id)
+    nxt: dict[tuple[int, ...], set[int]] = {}   # built at the first block (~6 ms; silence needs none)
+
+    def build() -> None:
+        lines = region.split("\n")
+        for i in range(len(lines)):
+            for j in range(i + 1, len(lines) + 1):
+                ids = tuple(tok.encode("\n".join(lines[i:j])))
+                if not ids:
+                    continue
+                for k in range(len(ids)):
+                    nxt.setdefault(ids[:k], set()).add(ids[k])
+                nxt.setdefault(ids, set()).add(a_id)
 
     def guide(out: list[int]) -> set[int] | None:
         if b_id not in out:
             return None
+        if not nxt:
+            build()
         at = len(out) - 1 - out[::-1].index(b_id)
         if a_id in out[at:]:
             return None
