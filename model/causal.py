@@ -107,12 +107,15 @@ def draw(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], k: in
 def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max_new: int, stop_id: int,
            should_stop: Callable[[], bool] | None = None,
            allow: tuple[int, ...] = (),
-           guide: Callable[[list[int]], Collection[int] | None] | None = None) -> tuple[list[int], list[float], int]:
+           guide: Callable[[list[int]], Collection[int] | None] | None = None,
+           stop_first: float = 0.0) -> tuple[list[int], list[float], int]:
     """The greedy continuation of the whole context `ctx` (kv: its cached keys/values, batch 1), up
     to and including stop_id or max_new tokens (next-edit answers, model/edits.py). Text, <eom>
     and the special tokens in `allow` may be written, no other special token; where `guide(tokens
     so far)` gives a non-empty set, the next token is one of it (its probability renormalised
-    within the set). Returns the tokens, each one's probability, and the forward passes."""
+    within the set). stop_id comes first (an empty answer) only when its probability is at least
+    `stop_first`; else the likeliest other token does. Returns the tokens, each one's
+    probability, and the forward passes."""
     dev = model.tok_emb.weight.device
     C = len(ctx)
     bias = vocab_bias(tok, model.cfg.vocab_size, dev, eom=True, allow=allow)   # text, <eom> and `allow`
@@ -132,6 +135,8 @@ def greedy(model: Transformer, tok: Tokenizer, ctx: list[int], kv: list[KV], max
             logits = logits + keep
         p = torch.softmax(logits, -1)
         t = int(p.argmax())
+        if not out and t == stop_id and float(p[t]) < stop_first:
+            t = int(p.index_fill(0, torch.tensor([stop_id], device=dev), -1.0).argmax())
         out.append(t)
         probs.append(float(p[t]))
         if t == stop_id or len(out) >= max_new:

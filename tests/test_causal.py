@@ -185,3 +185,24 @@ def test_greedy_should_stop_cancels_between_tokens(setup):
     with pytest.raises(Cancelled):
         causal.greedy(model, tok, ctx, kv, 20, -1, should_stop)   # stop_id -1: never stops by itself
     assert len(calls) == 3
+
+
+@torch.inference_mode()
+def test_greedy_stops_first_only_when_the_stop_is_likely_enough(setup):
+    """`stop_first` (next-edit silence): an answer that would stop at once does so only when the
+    stop token's probability reaches the threshold; below it the likeliest other token comes first
+    and decoding goes on from there. The first plain token plays the stop token here."""
+    model, tok, ctx, kv, _ = setup
+    plain, plain_p, _ = causal.greedy(model, tok, ctx, kv, 6, tok.eom_id)
+    stop = plain[0]
+    assert causal.greedy(model, tok, ctx, kv, 6, stop)[0] == [stop]
+    assert causal.greedy(model, tok, ctx, kv, 6, stop, stop_first=plain_p[0] - 1e-3)[0] == [stop]
+    ids, probs, _ = causal.greedy(model, tok, ctx, kv, 6, stop, stop_first=plain_p[0] + 1e-3)
+    h, _ = model(torch.tensor([ctx]), torch.arange(len(ctx))[None],
+                 mask=torch.ones(len(ctx), len(ctx), dtype=torch.bool).tril()[None, None])
+    ban = bias(model, tok)
+    ban[tok.eom_id] = 0.0
+    p = torch.softmax(model.logits(h[0, -1]).float() + ban, -1)
+    p[stop] = -1.0
+    assert ids[0] == int(p.argmax()) != stop and probs[0] == pytest.approx(float(p.max()), abs=1e-4)
+    assert len(ids) > 1

@@ -31,6 +31,7 @@ from . import analogy
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a row
 MIN_CONFIDENCE = 0.0     # an edit whose least sure token is below this is not proposed (silence)
+SILENCE = 0.0            # the model is silent only when it rates "no edit" at least this likely
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -85,28 +86,29 @@ def next_edit_dir(model_dir: str | Path | None) -> Path | None:
 
 
 def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None = None,
-            should_stop: Callable[[], bool] | None = None) -> tuple[str, float, int] | None:
+            should_stop: Callable[[], bool] | None = None, silence: float = SILENCE) -> tuple[str, float, int] | None:
     """(the model's text for the task's region, the lowest confidence among the tokens it wrote,
-    forward passes), or None when the region cannot fit a row."""
+    forward passes), or None when the region cannot fit a row. The answer is "no edit" only when
+    the model rates it at least `silence` likely (else its likeliest edit)."""
     ctx = edit_context(tok, task, context_budget(seq_len))
     if ctx is None:
         return None
     kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
     # a hunk's block is held to lines of the region (model/edits.py block_guide)
     ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop, answer_markers(tok),
-                                       guide=block_guide(tok, task.region))
+                                       guide=block_guide(tok, task.region), stop_first=silence)
     new = apply_hunks(task.region, parse_answer(tok, ids), task.region[:task.cursor].count("\n"))
     return new, min(probs, default=1.0), passes
 
 
 def rewrite_region(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
                    cache: ContextCache | None = None,
-                   should_stop: Callable[[], bool] | None = None) -> Attempt | None:
+                   should_stop: Callable[[], bool] | None = None, silence: float = SILENCE) -> Attempt | None:
     """The model's text for the region around (line, col), the region shrunk (SIZES) until it fits a
     row; None when not even the smallest does (very long lines)."""
     for size in SIZES:
         task = task_for(text, line, col, history, size=size)
-        out = rewrite(model, tok, seq_len, task, cache, should_stop)
+        out = rewrite(model, tok, seq_len, task, cache, should_stop, silence)
         if out is not None:
             break
     else:
@@ -149,7 +151,8 @@ def to_edit(text: str, att: Attempt, min_confidence: float = MIN_CONFIDENCE) -> 
 def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
               cache: ContextCache | None = None,
               should_stop: Callable[[], bool] | None = None,
-              min_confidence: float = MIN_CONFIDENCE, use_analogy: bool = True) -> tuple[NextEdit | None, int]:
+              min_confidence: float = MIN_CONFIDENCE, use_analogy: bool = True,
+              silence: float = SILENCE) -> tuple[NextEdit | None, int]:
     """(the next edit or None, forward passes spent): analogy's (use_analogy), else, when the
     model was trained for next edits, the model's for the cursor's region, then for the jumps.
     The model's answer is greedy on its causal path: the effort setting does not change it."""
@@ -166,7 +169,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     if not trained_for_next_edits(model):
         return None, 0
     passes = 0
-    first = rewrite_region(model, tok, seq_len, text, line, col, history, cache, should_stop)
+    first = rewrite_region(model, tok, seq_len, text, line, col, history, cache, should_stop, silence)
     if first is None:
         return None, 0
     passes += first.forward_passes
@@ -174,7 +177,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     if edit is not None:
         return edit, passes
     for j in jump_lines(text, line, history, (first.start_line, first.end_line)):
-        att = rewrite_region(model, tok, seq_len, text, j, 0, history, None, should_stop)
+        att = rewrite_region(model, tok, seq_len, text, j, 0, history, None, should_stop, silence)
         if att is None:
             continue
         passes += att.forward_passes
@@ -212,6 +215,10 @@ def _min_confidence() -> float:
     return float(_env("REDRAFT_MIN_CONFIDENCE", str(MIN_CONFIDENCE)))
 
 
+def _silence() -> float:
+    return float(_env("REDRAFT_SILENCE", str(SILENCE)))
+
+
 def _who() -> str:
     who = _env("REDRAFT_NEXT_EDIT", "both")
     if who not in ("both", "analogy", "model"):
@@ -225,7 +232,7 @@ def predict(task: EditTask) -> str:
     if new != task.region or who == "analogy" or not trained_for_next_edits(_model().model):
         return new
     m = _model()
-    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task)
+    out = rewrite(m.model, m.tokenizer, m.model.cfg.max_seq_len, task, silence=_silence())
     if out is None or out[1] < _min_confidence():
         return task.region
     return out[0]
@@ -236,7 +243,7 @@ def anywhere(text: str, line: int, col: int, history: list[tuple[str, str]]) -> 
     who = _who()
     m = _model() if who != "analogy" else None
     edit, _ = next_edit(m and m.model, m and m.tokenizer, m and m.model.cfg.max_seq_len, text, line, col, history,
-                        min_confidence=_min_confidence(), use_analogy=who != "model")
+                        min_confidence=_min_confidence(), use_analogy=who != "model", silence=_silence())
     return edit
 
 
