@@ -1,4 +1,4 @@
-"""`redraft train`: train (or fine-tune) the diffusion model; resumable; bf16 on CPU (AMX), CUDA when present.
+"""`redraft train`: train (or fine-tune) the diffusion model; resumable; CUDA when present, else the CPU in bf16 where it is native (AVX512-BF16, AMX), else fp32 (--precision).
 
     redraft train --out runs/default --time-budget 5400           # from scratch on the local corpus
     redraft train --init model/weights --data ~/my-code --out runs/mine --steps 500   # fine-tune
@@ -23,6 +23,7 @@ from .config import preset
 from .data import CorpusError, Example, batch_stream, build_corpus, load_texts
 from .functions import RULES, build_mix
 from .objective import collate, loss_fn, masked_metrics
+from .precision import choose, cpu_info
 from .tokenizer import Tokenizer, train_tokenizer
 from .transformer import Transformer
 
@@ -55,6 +56,7 @@ class TrainConfig:
     workers: int = 0                   # data-loader processes building batches (0 = in the training process; a GPU wants 8+)
     edit_share: float = 0.0            # share of rows that are next-edit rows (model/edits.py); 0 = FIM rows only
     changed_weight: float = 1.0        # weight of a next-edit answer's changed tokens (model/objective.py answer_weights)
+    precision: str = "auto"            # autocast: auto = bf16 on a GPU or a CPU with native bf16 (model/precision.py), else fp32
     extra: dict = field(default_factory=dict)
 
 
@@ -62,6 +64,16 @@ def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def train_precision(setting: str, dev: torch.device, flags: frozenset[str] | None = None) -> str:
+    """The autocast precision of a run: bf16 or fp32 (model/precision.py's rule: on a CPU without
+    native bf16, AVX2 only, bf16 matmuls are emulated and a training step runs tens of times slower)."""
+    if setting not in ("auto", "fp32", "bf16"):
+        raise SystemExit(f"redraft train: --precision {setting!r}: choose auto, fp32 or bf16")
+    if flags is None:
+        flags = cpu_info().flags if dev.type == "cpu" else frozenset()
+    return choose(setting, dev.type, flags)
 
 
 def lr_at(cfg: TrainConfig, step: int, progress: float) -> float:
@@ -173,8 +185,8 @@ def train(cfg: TrainConfig) -> Path:
         opt.load_state_dict(st["opt"])
         step, elapsed, tokens_seen = st["step"], st["elapsed"], st["tokens_seen"]
         print(f"resumed from step {step} ({tokens_seen/1e6:.1f}M tokens, {elapsed:.0f}s)", flush=True)
-    print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev}; "
-          f"{len(texts)} train files, {len(held)} held-out", flush=True)
+    print(f"model: {sum(p.numel() for p in model.parameters())/1e6:.2f}M params on {dev} "
+          f"({train_precision(cfg.precision, dev)}); {len(texts)} train files, {len(held)} held-out", flush=True)
     seed = data_seed(cfg) + step
     answer_id = -1
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
@@ -186,7 +198,7 @@ def train(cfg: TrainConfig) -> Path:
         batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
     gen = torch.Generator().manual_seed(seed)
     evals = heldout_batches(held, tok, cfg, cfg.eval_batches)
-    amp = torch.autocast(dev.type, dtype=torch.bfloat16)
+    amp = torch.autocast(dev.type, dtype=torch.bfloat16, enabled=train_precision(cfg.precision, dev) == "bf16")
     log = open(out / "log.jsonl", "a")
 
     def save_all():

@@ -2,9 +2,11 @@
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from model import checkpoint
+from model.train import train_precision
 
 
 def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
@@ -19,6 +21,7 @@ def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert '"step": 3' in r.stdout and "heldout" in r.stdout
+    assert f"on cpu ({train_precision('auto', torch.device('cpu'))})" in r.stdout   # this CPU's rule
     tuned = checkpoint.load(out)
     base = checkpoint.load()
     assert tuned.config == base.config
@@ -76,3 +79,15 @@ def test_edit_share_run_says_its_next_edit_format(tmp_path):
                         "--threads", "1"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert checkpoint.load(out).config.next_edit == FORMAT and checkpoint.load().config.next_edit == ""
+
+
+def test_training_autocasts_to_bf16_only_where_it_is_fast():
+    """On an AVX2-only CPU a bf16 matmul is emulated (~40x slower than float32): auto trains in
+    float32 there, in bf16 on CPUs with AVX512-BF16 or AMX and on GPUs; int8 is not a training mode."""
+    cpu = torch.device("cpu")
+    assert train_precision("auto", cpu, frozenset({"avx2", "fma", "avx512f"})) == "fp32"
+    assert train_precision("auto", cpu, frozenset({"avx2", "amx_bf16"})) == "bf16"
+    assert train_precision("auto", torch.device("cuda")) == "bf16"
+    assert train_precision("fp32", torch.device("cuda")) == "fp32"
+    with pytest.raises(SystemExit, match="int8"):
+        train_precision("int8", cpu)
