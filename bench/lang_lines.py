@@ -150,8 +150,37 @@ def file_cuts(path: str, text: str, lang: str) -> list[tuple[int, int, list[int]
     return out
 
 
-def pick_cases(files: dict[str, list[tuple[str, str]]], per_lang: int, seed: int = 0) -> list[Case]:
-    """Up to per_lang cases per language, at most PER_FILE per file, the same for the same seed."""
+def hole(text: str, row_start: int, cut: int, kind: str, rng: random.Random) -> tuple[int, int]:
+    """(start, end) offsets of the text a case removes, from a cut in an eligible line (row_start:
+    its first offset): the rest of the line ("rest"); whole lines from the first line's code on
+    ("lines": that line and 1-4 more, the last one's newline kept); a random span of 1-120
+    characters ("span", possibly across lines)."""
+    def line_end(at: int) -> int:
+        e = text.find("\n", at)
+        e = len(text) if e < 0 else e
+        return e - text[at:e].endswith("\r")
+    if kind == "rest":
+        return cut, line_end(cut)
+    if kind == "lines":
+        line = text[row_start:line_end(row_start)]
+        start, end = row_start + len(line) - len(line.lstrip(" \t")), line_end(row_start)
+        for _ in range(rng.randint(1, 4)):
+            if end >= len(text):
+                break
+            end = line_end(end + 1)
+        return start, end
+    if kind == "span":
+        return cut, min(len(text), cut + rng.randint(1, 120))
+    raise ValueError(f"unknown cut {kind!r}; choose from {', '.join(CUTS)}")
+
+
+CUTS = ("rest", "lines", "span")
+
+
+def pick_cases(files: dict[str, list[tuple[str, str]]], per_lang: int, seed: int = 0,
+               cut_kind: str = "rest") -> list[Case]:
+    """Up to per_lang cases per language, at most PER_FILE per file, the same for the same seed;
+    `cut_kind` says what is removed (hole())."""
     cases = []
     for lang, pairs in files.items():
         rng = random.Random(f"{seed}/{lang}")
@@ -164,10 +193,7 @@ def pick_cases(files: dict[str, list[tuple[str, str]]], per_lang: int, seed: int
             path, text = pairs[k]
             lines = file_cuts(path, text, lang)
             for row, start, cuts in sorted(rng.sample(lines, min(PER_FILE, len(lines), per_lang - len(picked)))):
-                cut = start + rng.choice(cuts)
-                end = text.find("\n", cut)
-                end = len(text) if end < 0 else end
-                end -= text[cut:end].endswith("\r")
+                cut, end = hole(text, start, start + rng.choice(cuts), cut_kind, rng)
                 picked.append(Case(lang, language_id(lang, path), path, row + 1, text[:cut] + text[end:], cut,
                                    text[cut:end]))
         cases += picked
@@ -259,6 +285,8 @@ def main() -> None:
     ap.add_argument("--per-lang", type=int, default=100)
     ap.add_argument("--langs", default=",".join(LANGS))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cut", default="rest", choices=CUTS,
+                    help="what a case removes: the rest of the line (default), whole lines, or a random span")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--precision", default="auto")
     ap.add_argument("--json", type=Path)
@@ -271,7 +299,7 @@ def main() -> None:
     if set(langs) - set(LANGS):
         ap.error(f"unknown language(s) {sorted(set(langs) - set(LANGS))}; choose from {','.join(LANGS)}")
     files = load_files(a.data, langs)
-    cases = pick_cases(files, a.per_lang, a.seed)
+    cases = pick_cases(files, a.per_lang, a.seed, a.cut)
     engine = Engine(a.model, threads=a.threads or 2, precision=a.precision)
     if cases:  # warm-up, not timed (the first call faults the weights in)
         engine.complete(Request(text=cases[0].doc, offset=cases[0].cursor, uri="file:///warm", effort=a.effort,
@@ -283,9 +311,9 @@ def main() -> None:
     meta = {"command": " ".join(sys.argv), "cpu": cpu_info().summary(), "commit": commit,
             "date": datetime.date.today().isoformat(), "model": str(Path(a.model) if a.model else DEFAULT_DIR),
             "data": str(a.data), "effort": a.effort, "precision": engine.precision, "threads": a.threads or 2,
-            "seed": a.seed, "per_lang": a.per_lang, "files": {lang: len(f) for lang, f in files.items()}}
+            "seed": a.seed, "cut": a.cut, "per_lang": a.per_lang, "files": {lang: len(f) for lang, f in files.items()}}
     print(table(summary))
-    print(json.dumps({k: meta[k] for k in ("cpu", "commit", "date", "model", "precision", "threads", "files")}))
+    print(json.dumps({k: meta[k] for k in ("cpu", "commit", "date", "model", "precision", "threads", "cut", "files")}))
     if a.json:
         a.json.write_text(json.dumps({**meta, "languages": summary, "cases": rows}, indent=1))
 

@@ -72,25 +72,33 @@ WARM_UP_OFFSET = WARM_UP_TEXT.index("        \n") + 8
 class EngineCompleter:
     """`Engine.complete` in this process; the engine may be shared (e.g. across an effort sweep)."""
 
-    def __init__(self, engine: Any, effort: str, max_tokens: int = 32, syntax_aware: bool = True):
+    def __init__(self, engine: Any, effort: str, max_tokens: int = 32, syntax_aware: bool = True,
+                 oracle_length: bool = False):
         self.engine, self.effort, self.max_tokens, self.syntax_aware = engine, effort, max_tokens, syntax_aware
-        self.label = f"inprocess:{effort}" + ("" if syntax_aware else ":no-syntax-aware")
+        self.oracle_length = oracle_length   # the canvas gets the true line's token count (an upper bound on length choice)
+        self.label = (f"inprocess:{effort}" + ("" if syntax_aware else ":no-syntax-aware")
+                      + (":oracle-length" if oracle_length else ""))
 
     def warm_up(self) -> None:
         self._complete(WARM_UP_TEXT, WARM_UP_OFFSET, "humaneval/warm-up.py")
 
-    def _complete(self, text: str, offset: int, uri: str) -> Any:
+    def _complete(self, text: str, offset: int, uri: str, length: int | None = None) -> Any:
         from .pipeline import Request
         try:
             return self.engine.complete(Request(text=text, offset=offset, uri=uri, effort=self.effort,
-                                                max_tokens=self.max_tokens, syntax=self.syntax_aware))
+                                                max_tokens=self.max_tokens, syntax=self.syntax_aware, length=length))
         finally:
             self.engine.forget(uri)
+
+    def true_length(self, task: InfillTask) -> int:
+        """The removed line's length in the model's tokens (tokenized on its own)."""
+        return len(self.engine.tok.encode(task.truth))
 
     def __call__(self, task: InfillTask) -> Attempt:
         t0 = time.perf_counter()
         try:
-            comp = self._complete(task.text, task.offset, f"humaneval/{task.task_id}.py")
+            length = self.true_length(task) if self.oracle_length else None
+            comp = self._complete(task.text, task.offset, f"humaneval/{task.task_id}.py", length)
         except Exception as e:  # noqa: BLE001 - a crash on one task is a result, not the end of the run
             return Attempt("", latency_ms=(time.perf_counter() - t0) * 1000, error=f"{type(e).__name__}: {e}")
         if comp is None:  # the planner declined: the editor shows nothing

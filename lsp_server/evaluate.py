@@ -68,6 +68,7 @@ class EvalConfig:
     progress: bool = False                # progress lines on stderr
     syntax_aware: bool = True             # Request.syntax: tree-sitter planning/truncation in the pipeline
     precision: str = "auto"               # the model's numerics (model/precision.py)
+    oracle_length: bool = False           # the canvas gets the true line's length (in process only)
 
 
 
@@ -104,6 +105,8 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
         return EmptyBaseline()
     if config.baseline is not None:
         raise ValueError(f"unknown baseline {config.baseline!r}")
+    if config.oracle_length and config.via != "inprocess":
+        raise ValueError("--oracle-length needs --via inprocess (the LSP request does not carry a length)")
     if config.via == "lsp":
         return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads,
                             syntax_aware=config.syntax_aware, precision=config.precision)
@@ -114,7 +117,7 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
         from .pipeline import Engine
         # the server's thread rule (threads 0 = auto), so that both vias measure the same latency
         engine = Engine(config.model_dir, threads=config.threads or auto_threads(), precision=config.precision)
-    return EngineCompleter(engine, config.effort, config.max_tokens, config.syntax_aware)
+    return EngineCompleter(engine, config.effort, config.max_tokens, config.syntax_aware, config.oracle_length)
 
 
 # -- the run -----------------------------------------------------------------------------------------
@@ -297,6 +300,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="execute programs that do not parse too (they are otherwise recorded as failed)")
     he.add_argument("--no-syntax-aware", action="store_true",
                     help="turn the pipeline's tree-sitter planning and truncation off (the plain line rules)")
+    he.add_argument("--oracle-length", action="store_true",
+                    help="give the canvas the true line's length in tokens (with --via inprocess): how much "
+                         "choosing the infill's length costs")
     he.add_argument("--out", type=Path, default=None, help="write metrics and per-task records as JSON")
     he.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return ap
@@ -307,10 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     if a.limit is not None and a.limit <= 0:
         print("redraft eval: --limit must be positive", file=sys.stderr)
         return 2
+    if a.oracle_length and a.via != "inprocess":
+        print("redraft eval: --oracle-length needs --via inprocess (the LSP request does not carry a length)",
+              file=sys.stderr)
+        return 2
     config = EvalConfig(subset=a.subset, limit=a.limit, model_dir=a.model, effort=a.effort, workers=a.workers,
                         baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
                         syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet,
-                        syntax_aware=not a.no_syntax_aware, precision=a.precision)
+                        syntax_aware=not a.no_syntax_aware, precision=a.precision,
+                        oracle_length=a.oracle_length)
     tasks = load_tasks(config.subset, None)
     print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {SINGLE_LINE_COUNT})"
           + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)

@@ -56,6 +56,7 @@ class Request:
     syntax: bool = True          # syntax-aware planning and truncation where the language has a grammar
     tree: Any = None             # syntax.SyntaxTree / TreeHandle of exactly `text` (the server's), optional
     context_refresh: int = hub_sampler.REFRESH  # hub models: context keys/values recomputed every this many steps (1: exact)
+    length: int | None = None    # the infill's length in tokens, fixed in advance (evaluation's oracle-length runs); None: the model decides
 
 
 @dataclass
@@ -183,6 +184,14 @@ class Engine:
         """Tokens that end a causal candidate; built on the first rerank, not at start-up (~20 ms)."""
         return causal.newline_ids(self.tok, self.model.cfg.vocab_size)
 
+    def _one_line(self, req: Request, plan: Plan) -> dict[int, torch.Tensor] | None:
+        """A fixed-length line (an oracle-length run: the true line's token count) holds no line break,
+        so that the model spends the length on the line rather than on the next ones."""
+        if req.length is None or not plan.stop_at_newline:
+            return None
+        ok = ~self._newlines
+        return {i: ok for i in range(min(req.length, plan.canvas_len))}
+
     def _rerank(self, req: Request, plan: Plan, tree, cache: ContextCache, should_stop, text: str,
                 conf: list[float], k: int) -> tuple[str, list[float], int]:
         """A single-line answer chosen among the canvas's (`text`) and k causal candidates by
@@ -264,6 +273,8 @@ class Engine:
             budget = min(req.context_tokens, self.max_seq_len - plan.canvas_len - 3)
             pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
             if self.hub is not None:
+                if req.length is not None:
+                    raise ValueError("a fixed infill length is not supported for hub models")
                 res = hub_sampler.generate(*self.hub, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                                            refresh=req.context_refresh, min_tokens=req.min_tokens,
                                            should_stop=should_stop, on_step=on_step)
@@ -272,7 +283,7 @@ class Engine:
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
-                           min_tokens=req.min_tokens)
+                           min_tokens=req.min_tokens, length=req.length, allow=self._one_line(req, plan))
             text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
             passes = res.forward_passes
             conf = res.confidences[: len(res.token_ids)]
@@ -280,7 +291,7 @@ class Engine:
             if samples and plan.stop_at_newline:
                 text, conf, extra = self._rerank(req, plan, tree, cache, should_stop, text, conf, samples)
                 passes += extra
-            if tree is not None and plan.syntax:
+            if tree is not None and plan.syntax and req.length is None:   # a fixed length is kept
                 fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
                 passes += extra
                 if fixed is not None:

@@ -157,6 +157,32 @@ def test_cases_follow_the_rules(corpus):
     assert ll.pick_cases(files, per_lang=3, seed=1) != three
 
 
+def test_whole_lines_and_random_spans(corpus):
+    """--cut lines: from a code line's first character through the end of it and of 1-4 lines more
+    (the last newline kept); --cut span: 1-120 characters from a cut point, across lines too. The
+    document and the removed text give back the file either way."""
+    files = ll.load_files(corpus, ll.LANGS)
+    assert ll.pick_cases(files, 100, 0, "rest") == ll.pick_cases(files, 100, 0)
+    for kind in ("lines", "span"):
+        cases = ll.pick_cases(files, per_lang=100, seed=0, cut_kind=kind)
+        assert cases == ll.pick_cases(files, per_lang=100, seed=0, cut_kind=kind)
+        multi = 0
+        for c in cases:
+            original = ORIGINAL[c.path]
+            assert c.doc[: c.cursor] + c.expected + c.doc[c.cursor:] == original
+            multi += "\n" in c.expected
+            if kind == "lines":
+                before = c.doc[: c.cursor].rsplit("\n", 1)[-1]
+                assert not before.strip() and not c.expected[0].isspace()     # from the code's start
+                assert c.doc[c.cursor:].startswith("\n") or c.cursor == len(c.doc)
+                assert 1 <= c.expected.count("\n") <= 4 or c.cursor == len(c.doc)
+            else:
+                assert 1 <= len(c.expected) <= 120
+        assert multi > 0
+    with pytest.raises(ValueError, match="unknown cut"):
+        ll.hole(PY, 0, 4, "word", __import__("random").Random(0))
+
+
 def test_cut_points():
     line = "    total = compute(a.b, 1.5)"
     cuts = ll.cut_points(line)

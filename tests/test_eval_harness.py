@@ -235,3 +235,26 @@ def test_real_model_via_lsp_gives_the_inprocess_completions(tasks, inprocess_rep
     _check_model_records(report, 3, lsp=True)
     assert [r.completion for r in report.records] == [r.completion for r in inprocess_report.records]
     assert all(r.round_trip_ms is not None for r in report.records if r.completion)
+
+
+def test_oracle_length_gives_the_canvas_the_true_lines_length(tasks, capsys):
+    """--oracle-length (how much choosing the infill's length costs): the canvas holds exactly the
+    true line's token count, with no line break in it, and no repair swaps the length; it needs the
+    in-process engine, since the LSP request carries no length."""
+    from lsp_server.completers import EngineCompleter
+    from lsp_server.pipeline import Engine, Request
+    engine = Engine(threads=1)
+    comp = EngineCompleter(engine, "instant", oracle_length=True)
+    lengths = set()
+    for t in spread(tasks, 6):
+        n = comp.true_length(t)
+        lengths.add(n)
+        c = engine.complete(Request(text=t.text, offset=t.offset, uri="o.py", effort="instant", length=n))
+        engine.forget("o.py")
+        assert len(c.confidences) == n and "\n" not in c.text
+    assert len(lengths) > 1
+    report = run_eval(EvalConfig(effort="instant", via="inprocess", oracle_length=True), engine=engine,
+                      tasks=spread(tasks, 2))
+    assert report.metrics["completer"] == "inprocess:instant:oracle-length"
+    assert main(["humaneval-infill", "--limit", "1", "--oracle-length", "--quiet"]) == 2
+    assert "--via inprocess" in capsys.readouterr().err
