@@ -1,4 +1,5 @@
-"""`redraft eval humaneval-infill`: pass@1 of the completion pipeline on HumanEval single-line infilling.
+"""`redraft eval humaneval-infill`: pass@1 of the completion pipeline on HumanEval infilling (single-line,
+multi-line and random-span subsets, lsp_server/humaneval.py).
 
     redraft eval humaneval-infill --subset single-line [--limit N] [--model DIR] [--effort E]
         [--workers N] [--baseline truth|empty] [--via inprocess|lsp] [--out results.json] [--no-syntax]
@@ -43,13 +44,13 @@ from typing import Any
 
 from .settings import EFFORT_NAMES as EFFORT_CHOICES
 from .completers import (Attempt, Completer, EmptyBaseline, EngineCompleter, LspCompleter, TruthBaseline)
-from .humaneval import (DEFAULT_TIMEOUT_S, SINGLE_LINE_COUNT, ExecResult, InfillTask, document, parses, program,
-                        run_program, single_line_tasks, spread)
+from .humaneval import (COUNTS, DEFAULT_TIMEOUT_S, ExecResult, InfillTask, document, parses, program, run_program,
+                        spread, subset_tasks)
 
 __all__ = ["EvalConfig", "Attempt", "TaskRecord", "EvalReport", "run_eval", "evaluate_effort", "summarize",
            "format_table", "main", "make_completer", "EngineCompleter", "LspCompleter"]
 
-SUBSETS = ("single-line",)
+SUBSETS = tuple(COUNTS)
 
 
 @dataclass
@@ -130,12 +131,7 @@ def _done(result: ExecResult) -> Future:
 
 def load_tasks(subset: str = "single-line", limit: int | None = None) -> list[InfillTask]:
     """The subset's tasks (count checked against the published figure), then the --limit spread."""
-    if subset != "single-line":
-        raise ValueError(f"unknown subset {subset!r}; available: {', '.join(SUBSETS)}")
-    tasks = single_line_tasks()
-    if len(tasks) != SINGLE_LINE_COUNT:
-        raise RuntimeError(f"built {len(tasks)} single-line tasks, the published count is {SINGLE_LINE_COUNT}")
-    return spread(tasks, limit)
+    return spread(subset_tasks(subset), limit)
 
 
 def run_eval(config: EvalConfig, engine: Any = None, tasks: list[InfillTask] | None = None,
@@ -224,7 +220,7 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
         from model.checkpoint import DEFAULT_DIR
         model_dir = str(Path(config.model_dir).resolve() if config.model_dir else DEFAULT_DIR)
     return {
-        "benchmark": "humaneval-infill", "subset": config.subset, "tasks": n, "of": SINGLE_LINE_COUNT,
+        "benchmark": "humaneval-infill", "subset": config.subset, "tasks": n, "of": COUNTS.get(config.subset),
         "passed": statuses.get("passed", 0),
         "pass@1": _round(statuses.get("passed", 0) / n) if n else None,
         "empty": n_empty, "parsed": n_parsed,
@@ -280,8 +276,10 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="redraft eval", description="Evaluation harness.")
     sub = ap.add_subparsers(dest="benchmark", required=True)
     he = sub.add_parser("humaneval-infill", help="HumanEval infilling (Bavarian et al. 2022), pass@1",
-                        description="HumanEval single-line infilling: each non-blank line of each canonical "
-                                    "solution removed in turn (1033 tasks); pass@1 of the completion pipeline.")
+                        description="HumanEval infilling: single-line (each non-blank line of each canonical "
+                                    "solution removed in turn, 1033 tasks), multi-line (every run of lines, 5815) "
+                                    "or random-span (10 character spans per problem, 1640); pass@1 of the "
+                                    "completion pipeline, empty completions and documents that parse.")
     he.add_argument("--subset", default="single-line", choices=SUBSETS)
     he.add_argument("--limit", type=int, default=None, help="evaluate an evenly spaced sample of N tasks")
     he.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
@@ -323,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                         syntax_aware=not a.no_syntax_aware, precision=a.precision,
                         oracle_length=a.oracle_length)
     tasks = load_tasks(config.subset, None)
-    print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {SINGLE_LINE_COUNT})"
+    print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {COUNTS[config.subset]})"
           + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)
     report = run_eval(config, tasks=spread(tasks, config.limit))
     print(format_table(report.metrics))

