@@ -19,11 +19,11 @@ __all__ = ["Plan", "plan_infill", "plan_lines", "postprocess", "postprocess_line
 class Plan:
     scope: str          # "line" (a fresh line), "line-rest" (end of a typed line), "inline" (text follows
                         # the cursor), "string" (inside a string literal), "block" (the body of a block
-                        # just opened: several lines)
+                        # just opened: several lines), "span" (a hole in a broken document: across lines)
     canvas_len: int
     stop_at_newline: bool = True
     boundary: str = "line"   # where the completion must stop: "line" | "statement" | "expression" |
-                             # "string" | "block"
+                             # "string" | "block" | "span" (where the parse errors are fewest)
     syntax: bool = False     # planned from a syntax tree (post-processing then uses the tree too)
     indent: str = ""         # block scope: the indentation of the line that opened the block
     quote: str | None = None  # string scope: the delimiter that closes the string

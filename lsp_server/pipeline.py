@@ -28,7 +28,7 @@ from .infill import Plan, plan_infill, postprocess, resolve_tree
 from .lint import flaws
 from .syntax.constraints import HEADER_LENGTHS, header_masks
 from .syntax.trees import encode
-from .syntax.truncate import insertion_errors, window_tree
+from .syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,12 @@ REPAIR_LENGTHS = (2, 4, 7, 11)  # candidate lengths (tokens) for a statement the
 LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
 SAMPLE_TEMPERATURE = 0.8  # causal candidates (rows 1..k-1; row 0 is greedy); 0.8 beat 1.0 on the dev set
 TAIL_CHARS = 240  # the rerank's tail: the text after the cursor up to the end of the next line, at most this
+SPAN_TOKENS = 32  # a hole in a broken document: the causal continuations' length (Engine._span)
+# where a hole is filled: text follows the cursor on its line, the cursor is inside a word, or on a
+# fresh line (lines gone: a body left without its header). Not at the end of a typed line: the
+# document is broken while a line is typed, and the span pass there made typing's p95 latency 8x
+# worse (bench/RESULTS.md)
+HOLE_SCOPES = ("inline", "span", "line")
 
 
 @dataclass
@@ -179,6 +185,35 @@ class Engine:
             return None, "", passes
         return best[1], best[2], passes
 
+    def _span(self, req: Request, plan: Plan, tree, cache: ContextCache, should_stop, text: str):
+        """In a hole's scope (HOLE_SCOPES: not at the end of a typed line), where the document is
+        broken (truncate.py `broken_at`: part of a line or lines gone) and the answer so far
+        (`text`) leaves the check window with errors: the effort's `fills` continuations of
+        SPAN_TOKENS tokens on the causal path (row 0 greedy, model/causal.py draw), free to run
+        across lines, each cut where it leaves the fewest errors and goes on as the suffix does
+        (truncate.py `span_choose`). The fill wins if it leaves fewer errors than `text`. Returns
+        (the fill or "", its per-token probabilities, forward passes)."""
+        rows = EFFORTS[req.effort].fills
+        if plan.scope not in HOLE_SCOPES or not rows:
+            return "", [], 0
+        b = len(encode(req.text[: req.offset]))
+        if not broken_at(tree, b):
+            return "", [], 0
+        win, at, _ = window_tree(tree, b)
+        have = insertion_errors(win, at, text)
+        if have == 0:
+            return "", [], 0
+        ctx, kv = cache.ids, cache.kv   # generate() left exactly this request's context in the cache
+        gen = torch.Generator().manual_seed(req.seed)
+        seqs, passes = causal.draw(self.model, self.tok, ctx, kv, rows, SPAN_TOKENS, SAMPLE_TEMPERATURE, gen,
+                                   torch.zeros_like(self._newlines), should_stop)
+        after = req.text[req.offset: req.offset + 8 * SPAN_TOKENS]
+        fill, errors = span_choose([self.tok.decode(q) for q in seqs], tree, b, after)
+        if not fill or errors >= have:
+            return "", [], passes
+        _, probs = causal.score(self.model, self.tok, ctx, kv, [fill], "")
+        return fill, probs[0], passes + 1
+
     @functools.cached_property
     def _newlines(self) -> torch.Tensor:
         """Tokens that end a causal candidate; built on the first rerank, not at start-up (~20 ms)."""
@@ -297,6 +332,10 @@ class Engine:
                 if fixed is not None:
                     res, text = fixed, fix_text
                     conf = res.confidences[: len(res.token_ids)]
+                fill, fill_conf, extra = self._span(req, plan, tree, cache, should_stop, text)
+                passes += extra
+                if fill:
+                    text, conf = fill, fill_conf
         return self._completion(req, plan, res, text, passes, t0, conf)
 
     @staticmethod

@@ -31,16 +31,18 @@ class Effort:
     max_steps: int     # step budget; the last step commits all that is left
     samples: int = 0   # single-line scopes: this many causal-path candidates (model/causal.py) are drawn
                        # and, with the canvas's answer, reranked by likelihood (the pipeline does it)
+    fills: int = 0     # a hole in a broken document: this many causal-path continuations, cut where the
+                       # file parses (the pipeline's span pass, Engine._span); 0: none
 
 
 EFFORTS = {
     "instant": Effort(threshold=0.5, max_steps=2),
-    "low": Effort(threshold=0.7, max_steps=4),
-    "medium": Effort(threshold=0.85, max_steps=8),
+    "low": Effort(threshold=0.7, max_steps=4, fills=8),
+    "medium": Effort(threshold=0.85, max_steps=8, fills=16),
     # medium's canvas, plus 8 causal candidates reranked with it (about 4x low's time on a CPU)
-    "high": Effort(threshold=0.85, max_steps=8, samples=8),
+    "high": Effort(threshold=0.85, max_steps=8, samples=8, fills=16),
     # one token per forward pass (no threshold can pass), plus 32 causal candidates
-    "max": Effort(threshold=2.0, max_steps=128, samples=32),
+    "max": Effort(threshold=2.0, max_steps=128, samples=32, fills=32),
 }
 
 

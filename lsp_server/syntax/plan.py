@@ -3,7 +3,9 @@ scope, the canvas and the boundary where the completion must stop.
 
 Decisions (in order):
 1. Inside an identifier with identifier text right after the cursor: no completion (as the line
-   rules).
+   rules: the user is editing a word), unless the document is broken at the cursor (truncate.py
+   `broken_at`: a hole, such as part of a line or several lines gone): scope "span", a SPAN_CANVAS
+   canvas free to run across lines, kept where it leaves the fewest parse errors.
 2. Inside a comment (including at the end of a line comment): no completion; the model writes
    code, and a prose completion is rarely what one wants there.
 3. Inside a string literal: scope "string", a 16-token canvas, stop at the newline and at the
@@ -32,9 +34,10 @@ from ..infill import Plan
 from .languages import COMMENT_TYPES
 from .trees import SyntaxTree, encode
 
-__all__ = ["plan_syntax", "BLOCK_CANVAS", "DEFINITION_CANVAS", "INLINE_CANVAS"]
+__all__ = ["plan_syntax", "span_plan", "BLOCK_CANVAS", "DEFINITION_CANVAS", "INLINE_CANVAS", "SPAN_CANVAS"]
 
 BLOCK_CANVAS = 64
+SPAN_CANVAS = 64
 DEFINITION_CANVAS = 128
 INLINE_CANVAS = 16
 # string nodes as a whole (their children, e.g. string_content, are parts of them)
@@ -181,14 +184,23 @@ def _needs_header(text: str, line_start: int, before: str) -> bool:
     return False
 
 
+def span_plan(st: SyntaxTree, b: int) -> Plan | None:
+    """A hole at byte b (the document broken there): filled across lines; None where it is not broken."""
+    from .truncate import broken_at
+    if not broken_at(st, b):
+        return None
+    return Plan("span", SPAN_CANVAS, stop_at_newline=False, boundary="span", syntax=True)
+
+
 def plan_syntax(st: SyntaxTree, text: str, offset: int, max_tokens: int) -> Plan | None:
     line_start = text.rfind("\n", 0, offset) + 1
     line_end = text.find("\n", offset)
     line_end = len(text) if line_end < 0 else line_end
     before, after = text[line_start:offset], text[offset:line_end].rstrip("\r")
-    if after.strip() and before and _ident(before[-1]) and _ident(after[0]):
-        return None  # in the middle of an identifier
     b = len(encode(text[:offset]))
+    if after.strip() and before and _ident(before[-1]) and _ident(after[0]):
+        # in the middle of an identifier: a word being edited, or a hole in a broken document
+        return span_plan(st, b) if not in_comment(st, b) else None
     if in_comment(st, b):
         return None
     node = string_at(st, b)

@@ -21,6 +21,13 @@
    Python: a cut that would be kept is also compiled with the window (CPython is stricter than
    tree-sitter's grammar), at most MAX_COMPILES times per candidate, and refused if the window
    compiled without it and not with it.
+
+A hole (`broken_at`: the document is broken at the cursor, e.g. part of a line or several lines
+missing) is filled across lines: `span_choose` keeps the prefix of a candidate, cut anywhere
+(token ends, line ends, after a line's indentation), that leaves the check window with the fewest
+errors (CPython's verdict counted too); among those, the cut after which the candidate goes on as
+the suffix does (a left-to-right continuation that wrote the fill and then the suffix's start), then
+the longest.
 """
 from __future__ import annotations
 
@@ -31,15 +38,19 @@ from collections import OrderedDict
 from functools import lru_cache
 
 from ..infill import Plan, drop_duplicate_tail
+from .languages import COMMENT_TYPES
 from .trees import SyntaxTree, encode
 
-__all__ = ["finish", "insertion_errors", "window_tree", "balance_brackets", "bracket_scan", "syntax_truncate", "block_lines", "MAX_BLOCK_LINES"]
+__all__ = ["finish", "insertion_errors", "window_tree", "balance_brackets", "bracket_scan", "syntax_truncate",
+           "block_lines", "broken_at", "span_choose", "span_truncate", "MAX_BLOCK_LINES"]
 
 MAX_BLOCK_LINES = 12
 MAX_CUTS = 24           # parses per candidate at most
 MAX_COMPILES = 4        # Python: CPython compiles of the window per candidate at most
 WINDOW_MAX = 64_000     # a check window larger than this (bytes) gets LARGE_CUTS parses at most
 LARGE_CUTS = 4
+SPAN_CUTS = 48          # a hole's candidate: parses at most
+MIN_OVERLAP = 3         # a hole's candidate: characters of the suffix its rest must repeat to count
 SCAN_CHARS = 20_000     # bracket balance looks this far either way
 _OPEN, _CLOSE = "([{", ")]}"
 _TOKEN = re.compile(r"\w+|\S")
@@ -213,11 +224,29 @@ def insertion_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int:
     windows are also compiled (tree-sitter's grammar is lenient where CPython is not, e.g. a `try:`
     with no `except`): a SyntaxError counts as one more error. Checking several pieces at one place:
     pass the `window_tree` once, it is its own window."""
+    return _inserted(st, offset_byte, piece)[1]
+
+
+def _inserted(st: SyntaxTree, offset_byte: int, piece: str) -> tuple[SyntaxTree, int]:
+    """(the window's tree with `piece` inserted, insertion_errors)."""
     st, offset_byte, _ = window_tree(st, offset_byte)
     inserted = st.insertion(offset_byte, piece)
     n = len(inserted.errors())
     if st.lang.indent_blocks and not _compiles(inserted.source):
         n += 1
+    return inserted, n
+
+
+def _fill_errors(st: SyntaxTree, offset_byte: int, piece: str) -> int | None:
+    """insertion_errors of a hole's fill; None where the fill ends inside a comment that runs on into
+    the suffix (a `#` that turns the rest of the line into a comment parses, and loses that code)."""
+    inserted, n = _inserted(st, offset_byte, piece)
+    end = offset_byte + len(encode(piece))
+    node = inserted.root.descendant_for_byte_range(end - 1, end)
+    while node is not None:
+        if (node.type in COMMENT_TYPES or node.type.endswith("comment")) and node.end_byte > end:
+            return None
+        node = node.parent
     return n
 
 
@@ -263,6 +292,78 @@ def syntax_truncate(candidate: str, st: SyntaxTree, offset_byte: int, multiline:
     return candidate[:best_len].rstrip()
 
 
+def broken_at(st: SyntaxTree, offset_byte: int) -> bool:
+    """Is the document broken at the cursor: a parse error (ERROR or MISSING node) that touches the
+    cursor's line or the next one, or (Python) a check window that CPython does not compile?"""
+    src = st.source
+    lo = src.rfind(b"\n", 0, offset_byte) + 1
+    hi = src.find(b"\n", offset_byte)
+    hi = len(src) if hi < 0 else src.find(b"\n", hi + 1)
+    hi = len(src) if hi < 0 else hi
+    if any(start <= hi and end >= lo for start, end, _ in st.errors()):
+        return True
+    if not st.lang.indent_blocks:
+        return False
+    win, _, _ = window_tree(st, offset_byte)
+    return not _compiles(win.source)
+
+
+def _span_cuts(candidate: str) -> list[int]:
+    """Where a hole's candidate may end, longest first: token ends, line ends and the ends of lines'
+    indentation (the hole may end just before the suffix's text on a new line)."""
+    ends = {m.end() for m in _TOKEN.finditer(candidate)} | {len(candidate)}
+    pos = 0
+    for line in candidate.split("\n")[:-1]:
+        pos += len(line) + 1
+        ends.add(pos - 1)
+        ends.add(pos + len(candidate[pos:]) - len(candidate[pos:].lstrip(" \t")))
+    return sorted((e for e in ends if 0 < e <= len(candidate)), reverse=True)
+
+
+def _overlap(rest: str, suffix: str) -> int:
+    """How far `rest` (a candidate's text after a cut) repeats the start of `suffix`, in characters."""
+    n = 0
+    for a, b in zip(rest, suffix):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
+def span_choose(candidates: list[str], st: SyntaxTree, offset_byte: int, suffix: str = "") -> tuple[str, int]:
+    """(fill, errors it leaves in the check window) for a hole at offset_byte. The fill is a prefix
+    of one of the candidates, cut at a `_span_cuts` cut or anywhere (mid-word too) where the rest
+    repeats the suffix; the one that leaves the fewest errors (`_fill_errors`) wins; among those,
+    the one whose rest repeats the most of `suffix` (the text after the cursor: a left-to-right
+    continuation that wrote the fill and went on into the suffix says where the fill ends; from
+    MIN_OVERLAP characters on), then the earlier candidate, then the longer cut. ("", errors
+    without an insertion) when no cut does better than nothing. At most SPAN_CUTS parses per
+    candidate, the likeliest cuts (by overlap, then length) first."""
+    win, at, _ = window_tree(st, offset_byte)
+    base = insertion_errors(win, at, "")
+    best_key, best = (base, 0, 0, 0), ""
+    for rank, cand in enumerate(candidates):
+        cuts = []
+        ends = set(_span_cuts(cand))
+        for cut in range(len(cand), 0, -1):   # token ends, and any place the rest repeats the suffix
+            lap = _overlap(cand[cut:], suffix)
+            if (cut in ends or lap >= MIN_OVERLAP) and cand[:cut].strip():
+                cuts.append((lap if lap >= MIN_OVERLAP else 0, cut))
+        for lap, cut in sorted(cuts, reverse=True)[:SPAN_CUTS]:
+            if (best_key[0], best_key[1]) <= (0, -lap):
+                break   # nothing later in this order can beat what is kept
+            errors = _fill_errors(win, at, cand[:cut])
+            key = (errors, -lap, rank, -cut)
+            if errors is not None and errors < base and key < best_key:
+                best_key, best = key, cand[:cut]
+    return best, best_key[0]
+
+
+def span_truncate(candidate: str, st: SyntaxTree, offset_byte: int, suffix: str = "") -> tuple[str, int]:
+    """span_choose for one candidate."""
+    return span_choose([candidate], st, offset_byte, suffix)
+
+
 @lru_cache(maxsize=32)
 def _compiles(src: bytes) -> bool:
     """Does CPython compile this Python window? Memoized: the truncation and the pipeline's repair
@@ -276,6 +377,9 @@ def _compiles(src: bytes) -> bool:
 
 def finish(completion: str, plan: Plan, text: str, offset: int, st: SyntaxTree) -> str:
     lang = st.lang
+    if plan.scope == "span":   # a hole: across lines, trailing whitespace kept (the suffix may need it)
+        completion = balance_brackets(completion, text, offset, lang.spec.line_comment)
+        return span_truncate(completion, st, len(encode(text[:offset])), text[offset: offset + SCAN_CHARS])[0]
     if plan.scope == "block":
         completion = block_lines(completion, plan, text, offset, lang.indent_blocks, lang.spec.line_comment)
     else:
