@@ -4,7 +4,8 @@ files of Python, JavaScript, TypeScript, Rust and Go, through the engine every f
 
     .venv/bin/python bench/lang_lines.py --data DIR [--model DIR] [--effort low] [--per-lang 100]
                                          [--langs python,javascript,typescript,rust,go] [--seed 0]
-                                         [--threads 0] [--precision auto] [--json OUT]
+                                         [--cut rest|lines|span] [--threads 0] [--precision auto]
+                                         [--json OUT]
 
 DIR holds heldout.jsonl.gz: `{"path", "text", "lang"}` per line (model/corpus.py's records; one
 without "lang" is Python, or the language of its suffix). Cases are picked deterministically from
@@ -15,7 +16,9 @@ its indentation and at least 4 characters into the code, after a space, `(`, `[`
 `=` or `:` (not inside an operator such as `::` or `==`, nor in or just before a comment), with
 at least one letter or digit left in the rest. The document is the file with the rest of that line
 deleted (its newline and the lines after it kept), the cursor at the cut; the expected answer is
-the rest. TypeScript's .d.ts files count as TypeScript; where a language's cases mix them with code
+the rest. `--cut lines` removes whole lines instead (from such a line's first character of code
+through the end of it and of 1-4 more lines, the last newline kept: the cursor on a fresh indented
+line), `--cut span` a random span of 1-120 characters from the cut point, across lines too. TypeScript's .d.ts files count as TypeScript; where a language's cases mix them with code
 files, a second row gives the code files alone.
 Reports per language:
   exact         completion.strip() == expected.strip()  (exact raw: the texts themselves)

@@ -46,3 +46,19 @@ async def test_rust_comment_declines_after_incremental_edits(client: LanguageCli
     result = await inline(client, "file:///main.rs", types.Position(line=2, character=10))
     assert (await stats(client))["settings"]["syntax"] is False
     assert (await stats(client))["requests"].get("declined", 0) == 1
+
+
+async def test_a_hole_inside_a_word_is_filled_across_lines(client: LanguageClient):
+    """Inside a word of a Python file broken right there (a header's end and a line break gone),
+    the server answers the hole across lines with a fill that makes the file compile."""
+    configure(client, {"syntax": True})
+    text = "def count_positive(xs):\n    n = 0\n    for x in xsif x > 0:\n            n += 1\n    return n\n"
+    open_doc(client, "file:///hole.py", text)
+    cursor = types.Position(line=2, character=text.split("\n")[2].index("xsif") + 2)   # xs|if
+    result = await inline(client, "file:///hole.py", cursor)
+    assert len(result.items) == 1
+    item = result.items[0]
+    assert item.range == types.Range(start=cursor, end=cursor)
+    assert item.command.arguments[0]["scope"] == "span" and "\n" in item.insert_text
+    at = text.index("xsif") + 2
+    compile(text[:at] + item.insert_text + text[at:], "<hole>", "exec")
