@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 
 from .evaluate import percentile
-from .humaneval import InfillTask, _line_tasks, spread
+from .humaneval import InfillTask, single_line_tasks, spread
 
 
 def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
     """Every task of the held-out split, in corpus order: the function's body after its docstring
-    plays HumanEval's canonical solution and everything before it the prompt (humaneval._line_tasks
-    cuts the lines); comment lines are left out."""
+    plays HumanEval's canonical solution and everything before it the prompt (humaneval's
+    single_line_tasks cuts the lines); comment lines are left out."""
     from model.data import read_split
     from model.functions import RULES, extract, pseudo_module
     tasks: list[InfillTask] = []
@@ -46,7 +46,7 @@ def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
             cut = sum(len(line) + 1 for line in doc.split("\n")[: node.body[1].lineno - 1])
             problem = {"task_id": f"dev/{path}/{node.name}", "prompt": doc[:cut], "canonical_solution": doc[cut:],
                        "test": "", "entry_point": node.name}
-            tasks += [t for t in _line_tasks(problem) if not t.truth.startswith("#")]
+            tasks += [t for t in single_line_tasks({problem["task_id"]: problem}) if not t.truth.startswith("#")]
     return tasks
 
 
