@@ -44,13 +44,14 @@ from typing import Any
 
 from .settings import EFFORT_NAMES as EFFORT_CHOICES
 from .completers import (Attempt, Completer, EmptyBaseline, EngineCompleter, LspCompleter, TruthBaseline)
-from .humaneval import (COUNTS, DEFAULT_TIMEOUT_S, ExecResult, InfillTask, document, parses, program, run_program,
-                        spread, subset_tasks)
+from .humaneval import (COUNTS, DEFAULT_TIMEOUT_S, ExecResult, InfillTask, document, parses, program,
+                        published_layout, run_program, spread, subset_tasks)
 
 __all__ = ["EvalConfig", "Attempt", "TaskRecord", "EvalReport", "run_eval", "evaluate_effort", "summarize",
            "format_table", "main", "make_completer", "EngineCompleter", "LspCompleter"]
 
 SUBSETS = tuple(COUNTS)
+LAYOUTS = ("editor", "published")   # a line task's cursor after the indentation, or at column 0
 
 
 @dataclass
@@ -70,6 +71,7 @@ class EvalConfig:
     syntax_aware: bool = True             # Request.syntax: tree-sitter planning/truncation in the pipeline
     precision: str = "auto"               # the model's numerics (model/precision.py)
     oracle_length: bool = False           # the canvas gets the true line's length (in process only)
+    layout: str = "editor"                # line tasks: "editor" (after the indentation) | "published" (column 0)
 
 
 
@@ -129,9 +131,13 @@ def _done(result: ExecResult) -> Future:
     return fut
 
 
-def load_tasks(subset: str = "single-line", limit: int | None = None) -> list[InfillTask]:
-    """The subset's tasks (count checked against the published figure), then the --limit spread."""
-    return spread(subset_tasks(subset), limit)
+def load_tasks(subset: str = "single-line", limit: int | None = None, layout: str = "editor") -> list[InfillTask]:
+    """The subset's tasks (count checked against the published figure), then the --limit spread;
+    `layout` "published" puts a line task's cursor at column 0 (humaneval.published_layout)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
+    tasks = spread(subset_tasks(subset), limit)
+    return [published_layout(t) for t in tasks] if layout == "published" else tasks
 
 
 def run_eval(config: EvalConfig, engine: Any = None, tasks: list[InfillTask] | None = None,
@@ -139,7 +145,7 @@ def run_eval(config: EvalConfig, engine: Any = None, tasks: list[InfillTask] | N
     """Complete every task, run the completed programs in the sandbox, and summarize.
     `tasks` overrides config.subset/limit; `completer` overrides the one the config names (it is
     closed at the end either way)."""
-    tasks = load_tasks(config.subset, config.limit) if tasks is None else tasks
+    tasks = load_tasks(config.subset, config.limit, config.layout) if tasks is None else tasks
     completer = make_completer(config, engine) if completer is None else completer
     pending: list[tuple[InfillTask, Attempt, bool, Future]] = []
     try:
@@ -220,7 +226,8 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
         from model.checkpoint import DEFAULT_DIR
         model_dir = str(Path(config.model_dir).resolve() if config.model_dir else DEFAULT_DIR)
     return {
-        "benchmark": "humaneval-infill", "subset": config.subset, "tasks": n, "of": COUNTS.get(config.subset),
+        "benchmark": "humaneval-infill", "subset": config.subset, "layout": config.layout, "tasks": n,
+        "of": COUNTS.get(config.subset),
         "passed": statuses.get("passed", 0),
         "pass@1": _round(statuses.get("passed", 0) / n) if n else None,
         "empty": n_empty, "parsed": n_parsed,
@@ -248,7 +255,7 @@ def format_table(m: dict[str, Any]) -> str:
         return f"{100 * k / m['tasks']:.1f}%" if m["tasks"] else "-"
 
     rows = [
-        ("tasks", f"{m['tasks']} of {m['of']}"),
+        ("tasks", f"{m['tasks']} of {m['of']}" + (f" ({m['layout']} layout)" if m.get("layout") != "editor" else "")),
         ("pass@1", f"{pct(m['passed'])} ({m['passed']}/{m['tasks']})"),
         ("empty completions", pct(m["empty"])),
         ("document parses", pct(m["parsed"])),
@@ -281,6 +288,9 @@ def _parser() -> argparse.ArgumentParser:
                                     "or random-span (10 character spans per problem, 1640); pass@1 of the "
                                     "completion pipeline, empty completions and documents that parse.")
     he.add_argument("--subset", default="single-line", choices=SUBSETS)
+    he.add_argument("--layout", default="editor", choices=LAYOUTS,
+                    help="line tasks: the cursor after the removed line's indentation (editor, default) or at "
+                         "column 0 with the indentation and the last newline in the truth (published)")
     he.add_argument("--limit", type=int, default=None, help="evaluate an evenly spaced sample of N tasks")
     he.add_argument("--model", default=None, help="checkpoint directory (default: the shipped model)")
     he.add_argument("--effort", default="low", choices=EFFORT_CHOICES)
@@ -319,8 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                         baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
                         syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet,
                         syntax_aware=not a.no_syntax_aware, precision=a.precision,
-                        oracle_length=a.oracle_length)
-    tasks = load_tasks(config.subset, None)
+                        oracle_length=a.oracle_length, layout=a.layout)
+    tasks = load_tasks(config.subset, None, config.layout)
     print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {COUNTS[config.subset]})"
           + (f"; evaluating an even spread of {min(a.limit, len(tasks))}" if a.limit else ""), file=sys.stderr)
     report = run_eval(config, tasks=spread(tasks, config.limit))

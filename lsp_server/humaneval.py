@@ -21,7 +21,8 @@ Design decisions
   The truth is the rest of the line, trailing whitespace included, so prefix + truth + suffix is the
   problem's prompt + canonical solution, byte for byte. A multi-line task keeps its first line's
   indentation the same way, and its truth runs to the end of its last line. A random span is cut
-  where it falls: mid-line, mid-token, across lines.
+  where it falls: mid-line, mid-token, across lines. `published_layout` gives the published files'
+  layout for comparison (the cursor at column 0; `redraft eval --layout published`).
 - Execution never happens in this process: each program runs in `sys.executable -I` in a fresh
   temporary directory, with a wall-clock timeout (the whole process group is killed) and resource
   limits (address space, CPU seconds, file size, no core files). The limits are set by a two-line
@@ -39,13 +40,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
 __all__ = [
     "SINGLE_LINE_COUNT", "MULTI_LINE_COUNT", "RANDOM_SPAN_COUNT", "COUNTS", "InfillTask", "ExecResult",
-    "load_problems", "single_line_tasks", "multi_line_tasks", "random_span_tasks", "subset_tasks", "spread",
+    "load_problems", "single_line_tasks", "multi_line_tasks", "random_span_tasks", "subset_tasks",
+    "published_layout", "spread",
     "document", "program", "parses", "run_program",
 ]
 
@@ -172,6 +174,18 @@ def subset_tasks(subset: str, problems: Mapping[str, Mapping[str, str]] | None =
     if problems is None and len(tasks) != COUNTS[subset]:
         raise RuntimeError(f"built {len(tasks)} {subset} tasks, the published count is {COUNTS[subset]}")
     return tasks
+
+
+def published_layout(task: InfillTask) -> InfillTask:
+    """A line task (single-line, multi-line) as the published task files lay it out: the cursor at
+    column 0, the truth with its first line's indentation and its last line's newline. A random
+    span is the same in both layouts."""
+    if task.task_id.startswith("RandomSpan"):
+        return task
+    start = task.prefix.rfind("\n") + 1
+    end = 1 if task.suffix.startswith("\n") else 0
+    return replace(task, prefix=task.prefix[:start], truth=task.prefix[start:] + task.truth + task.suffix[:end],
+                   suffix=task.suffix[end:])
 
 
 def spread(tasks: list[InfillTask], limit: int | None) -> list[InfillTask]:

@@ -191,8 +191,9 @@ class Engine:
         (`text`) leaves the check window with errors: the effort's `fills` continuations of
         SPAN_TOKENS tokens on the causal path (row 0 greedy, model/causal.py draw), free to run
         across lines, each cut where it leaves the fewest errors and goes on as the suffix does
-        (truncate.py `span_choose`). The fill wins if it leaves fewer errors than `text`. Returns
-        (the fill or "", its per-token probabilities, forward passes)."""
+        (truncate.py `span_choose`). The fill wins only if it leaves no error (a fill that merely
+        has fewer, such as `def .` on a fresh line, was junk). Returns (the fill or "", its
+        per-token probabilities, forward passes)."""
         rows = EFFORTS[req.effort].fills
         if plan.scope not in HOLE_SCOPES or not rows:
             return "", [], 0
@@ -200,16 +201,15 @@ class Engine:
         if not broken_at(tree, b):
             return "", [], 0
         win, at, _ = window_tree(tree, b)
-        have = insertion_errors(win, at, text)
-        if have == 0:
-            return "", [], 0
+        if insertion_errors(win, at, text) == 0:
+            return "", [], 0   # the answer so far mends it already
         ctx, kv = cache.ids, cache.kv   # generate() left exactly this request's context in the cache
         gen = torch.Generator().manual_seed(req.seed)
         seqs, passes = causal.draw(self.model, self.tok, ctx, kv, rows, SPAN_TOKENS, SAMPLE_TEMPERATURE, gen,
                                    torch.zeros_like(self._newlines), should_stop)
         after = req.text[req.offset: req.offset + 8 * SPAN_TOKENS]
         fill, errors = span_choose([self.tok.decode(q) for q in seqs], tree, b, after)
-        if not fill or errors >= have:
+        if not fill or errors > 0:   # a fill that leaves the code broken is no answer to a hole
             return "", [], passes
         _, probs = causal.score(self.model, self.tok, ctx, kv, [fill], "")
         return fill, probs[0], passes + 1

@@ -11,8 +11,8 @@ from hypothesis import given, strategies as st
 
 from lsp_server.convert import offset_to_position, position_from_json, position_to_offset
 from lsp_server.evaluate import EvalConfig, LspCompleter, TaskRecord, format_table, main, run_eval, summarize
-from lsp_server.humaneval import (COUNTS, SINGLE_LINE_COUNT, load_problems, multi_line_tasks, random_span_tasks,
-                                  run_program, single_line_tasks, spread, subset_tasks)
+from lsp_server.humaneval import (COUNTS, SINGLE_LINE_COUNT, load_problems, multi_line_tasks, published_layout,
+                                  random_span_tasks, run_program, single_line_tasks, spread, subset_tasks)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,6 +71,23 @@ def test_multi_line_runs_and_random_spans(tasks, problems):
     assert sum(t.prefix[-1:].isalnum() and t.truth[0].isalnum() for t in spans) > 100   # mid-token cuts
     with pytest.raises(ValueError, match="unknown subset"):
         subset_tasks("whole-file")
+
+
+def test_published_layout_puts_the_cursor_at_column_0(problems):
+    """--layout published: a line task's cursor at column 0, the truth with the first line's
+    indentation and the last line's newline; the same problem byte for byte; random spans as they are."""
+    from lsp_server.evaluate import load_tasks
+    multi = multi_line_tasks(problems)
+    for t, p in zip(multi, map(published_layout, multi)):
+        assert p.prefix + p.truth + p.suffix == t.prefix + t.truth + t.suffix
+        assert p.prefix.endswith("\n") and p.truth.strip() == t.truth.strip()
+        assert p.truth.endswith("\n") or not p.suffix
+        assert p.truth.startswith(t.prefix[len(p.prefix):])                  # the indentation moved
+    spans = random_span_tasks(problems)
+    assert list(map(published_layout, spans)) == spans
+    assert load_tasks("multi-line", 5, "published") == [published_layout(t) for t in spread(multi, 5)]
+    with pytest.raises(ValueError, match="unknown layout"):
+        load_tasks("single-line", 5, "column-0")
 
 
 def test_spread_is_deterministic_and_even(tasks):
