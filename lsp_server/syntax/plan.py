@@ -33,6 +33,7 @@ from typing import Any
 from ..infill import Plan
 from .languages import COMMENT_TYPES
 from .trees import SyntaxTree, encode
+from .truncate import broken_at
 
 __all__ = ["plan_syntax", "span_plan", "BLOCK_CANVAS", "DEFINITION_CANVAS", "INLINE_CANVAS", "SPAN_CANVAS"]
 
@@ -186,7 +187,6 @@ def _needs_header(text: str, line_start: int, before: str) -> bool:
 
 def span_plan(st: SyntaxTree, b: int) -> Plan | None:
     """A hole at byte b (the document broken there): filled across lines; None where it is not broken."""
-    from .truncate import broken_at
     if not broken_at(st, b):
         return None
     return Plan("span", SPAN_CANVAS, stop_at_newline=False, boundary="span", syntax=True)
