@@ -1,9 +1,9 @@
 """`redraft eval humaneval-infill`: pass@1 of the completion pipeline on HumanEval infilling (single-line,
 multi-line and random-span subsets, lsp_server/humaneval.py).
 
-    redraft eval humaneval-infill --subset single-line [--limit N] [--model DIR] [--effort E]
-        [--workers N] [--baseline truth|empty] [--via inprocess|lsp] [--out results.json] [--no-syntax]
-        [--no-syntax-aware]
+    redraft eval humaneval-infill --subset single-line|multi-line|random-span [--layout editor|published]
+        [--limit N] [--model DIR] [--effort E] [--workers N] [--baseline truth|empty] [--via inprocess|lsp]
+        [--out results.json] [--no-syntax] [--no-syntax-aware] [--oracle-length]
 
 Design decisions
 - The completions come from the same pipeline the editor gets: `--via lsp` (the default) starts
