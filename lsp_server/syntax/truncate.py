@@ -308,16 +308,16 @@ def broken_at(st: SyntaxTree, offset_byte: int) -> bool:
     return not _compiles(win.source)
 
 
-def _span_cuts(candidate: str) -> list[int]:
-    """Where a hole's candidate may end, longest first: token ends, line ends and the ends of lines'
-    indentation (the hole may end just before the suffix's text on a new line)."""
+def _span_cuts(candidate: str) -> set[int]:
+    """Where a hole's candidate may end: token ends, line ends and the ends of lines' indentation
+    (the hole may end just before the suffix's text on a new line); span_choose orders them."""
     ends = {m.end() for m in _TOKEN.finditer(candidate)} | {len(candidate)}
     pos = 0
     for line in candidate.split("\n")[:-1]:
         pos += len(line) + 1
         ends.add(pos - 1)
         ends.add(pos + len(candidate[pos:]) - len(candidate[pos:].lstrip(" \t")))
-    return sorted((e for e in ends if 0 < e <= len(candidate)), reverse=True)
+    return {e for e in ends if 0 < e <= len(candidate)}
 
 
 def _overlap(rest: str, suffix: str) -> int:
@@ -344,7 +344,7 @@ def span_choose(candidates: list[str], st: SyntaxTree, offset_byte: int, suffix:
     best_key, best = (base, 0, 0, 0), ""
     for rank, cand in enumerate(candidates):
         cuts = []
-        ends = set(_span_cuts(cand))
+        ends = _span_cuts(cand)
         for cut in range(len(cand), 0, -1):   # token ends, and any place the rest repeats the suffix
             lap = _overlap(cand[cut:], suffix)
             if (cut in ends or lap >= MIN_OVERLAP) and cand[:cut].strip():
