@@ -12,6 +12,9 @@ directory that `redraft train --data DIR` trains on (load_texts reads a director
                           beside different neighbours)
     DIR/corpus/cNNNNN.py  ordinary training files, so that the mix keeps `1 - share` of plain corpus
                           text (examples are drawn per file, so the share counts files)
+    DIR/<lang>/xNNNNN.rs  with `languages` (a count per language): that many training files of each
+                          other language, drawn at random, under their own suffix (.rs, .go, .js,
+                          .ts, .d.ts), so that one run keeps Python's functions and learns the rest
     DIR/manifest.json     what was written
 
 Design decision: the selection is syntactic (ast), not a quality model. Two rule sets (RULES):
@@ -158,23 +161,32 @@ def pseudo_module(group: list[Function]) -> str:
 
 
 def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 0.35, seed: int = 7,
-              rules: str = "strict") -> dict:
+              rules: str = "strict", languages: dict[str, int] | None = None) -> dict:
     """Write the fine-tuning mix (layout: the module docstring) from corpus_dir's training split into
-    out_dir, selecting functions with RULES[rules]."""
+    out_dir, selecting functions with RULES[rules]. Records with a "lang" other than python (a
+    model/corpus.py corpus) are never read as Python; `languages` draws that many of them per language."""
     if rules not in RULES:
         raise ValueError(f"unknown function rules {rules!r}; choose from {sorted(RULES)}")
     if not 0 < share < 1:
         raise ValueError(f"share must be between 0 and 1 (exclusive), got {share}")
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
     rng = random.Random(seed)
-    records = list(read_split(corpus_dir, "train"))
+    everything = list(read_split(corpus_dir, "train"))
+    records = [r for r in everything if r.get("lang", "python") == "python"]
     functions = [f for r in records for f in extract(r["text"], r["path"], RULES[rules])]
     if not functions:
         raise ValueError(f"no self-contained functions in the training split of {corpus_dir}")
+    languages = dict(languages or {})
+    known = {r.get("lang") for r in everything} - {None, "python"}
+    if set(languages) - known:
+        raise ValueError(f"no training files of {sorted(set(languages) - known)} in {corpus_dir} "
+                         f"(it has {sorted(known) or 'Python only'})")
+    for sub in ("fn", "corpus", *known):
+        if (out_dir / sub).is_dir():
+            for old in (out_dir / sub).iterdir():
+                old.unlink()  # a rebuild replaces the mix, it never adds to an older one
     for sub in ("fn", "corpus"):
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
-        for old in (out_dir / sub).glob("*.py"):
-            old.unlink()  # a rebuild replaces the mix, it never adds to an older one
     n_mod = 0
     for _ in range(repeats):
         order = functions[:]
@@ -188,9 +200,19 @@ def build_mix(corpus_dir: Path, out_dir: Path, repeats: int = 8, share: float = 
     n_corpus = min(len(records), int(n_mod * (1 - share) / share))
     for j, r in enumerate(records[:n_corpus]):
         (out_dir / "corpus" / f"c{j:05d}.py").write_text(r["text"], encoding="utf-8")
+    written = {"python": {"files": n_mod + n_corpus}}
+    for lang, n in sorted(languages.items()):
+        pool = [r for r in everything if r.get("lang") == lang]
+        rng.shuffle(pool)
+        (out_dir / lang).mkdir(parents=True, exist_ok=True)
+        for j, r in enumerate(pool[:n]):
+            suffix = ".d.ts" if r["path"].endswith(".d.ts") else Path(r["path"]).suffix
+            (out_dir / lang / f"x{j:05d}{suffix}").write_text(r["text"], encoding="utf-8")
+        written[lang] = {"files": min(n, len(pool)), "bytes": sum(len(r["text"].encode()) for r in pool[:n])}
     manifest = {"source": str(corpus_dir), "functions": len(functions),
                 "with_docstring": sum(f.docstring for f in functions),
                 "function_chars": sum(len(f.source) for f in functions), "repeats": repeats,
-                "pseudo_modules": n_mod, "corpus_files": n_corpus, "share": share, "seed": seed, "rules": rules}
+                "pseudo_modules": n_mod, "corpus_files": n_corpus, "share": share, "seed": seed, "rules": rules,
+                "languages": written}
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

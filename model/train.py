@@ -268,6 +268,9 @@ def main(argv=None):
                     help="which functions --build-mix selects (model/functions.py RULES; default strict)")
     ap.add_argument("--mix-share", type=float, default=0.35,
                     help="share of the mix's files that are function pseudo-modules (default 0.35)")
+    ap.add_argument("--mix-languages", default="",
+                    help="with --build-mix from a five-language corpus: files of the other languages to add, "
+                         "as lang=count,... (e.g. rust=4000,go=4000,javascript=4000,typescript=1800)")
     for f in TrainConfig.__dataclass_fields__.values():
         if f.name == "extra":
             continue
@@ -278,7 +281,9 @@ def main(argv=None):
         if a.build_corpus:
             raise SystemExit("redraft train: --build-corpus and --build-mix both write --data; build the corpus first")
         try:
-            print(json.dumps(build_mix(Path(a.mix_from), Path(a.data), share=a.mix_share, rules=a.mix_rules), indent=2), flush=True)
+            langs = {k: int(v) for k, v in (x.split("=", 1) for x in a.mix_languages.split(",") if x.strip())}
+            print(json.dumps(build_mix(Path(a.mix_from), Path(a.data), share=a.mix_share, rules=a.mix_rules,
+                                       languages=langs), indent=2), flush=True)
         except (FileNotFoundError, ValueError) as e:
             raise SystemExit(f"redraft train: {e}") from e
     elif a.build_corpus or (not a.init and not Path(a.data).exists()):

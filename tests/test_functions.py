@@ -1,5 +1,6 @@
 """The self-contained-function fine-tuning mix (model/functions.py, `redraft train --build-mix`)."""
 import ast
+import gzip
 import json
 import subprocess
 import sys
@@ -200,6 +201,30 @@ def test_the_mix_comes_from_the_training_split_only_and_is_reproducible(tmp_path
     assert [m.read_text() for m in modules] == [m.read_text() for m in sorted((tmp_path / "again" / "fn").glob("*.py"))]
     small = build_mix(corpus, tmp_path / "mix", repeats=1, share=0.5)
     assert len(list((tmp_path / "mix" / "fn").glob("*.py"))) == small["pseudo_modules"] < man["pseudo_modules"]
+
+
+def test_a_five_language_mix_keeps_python_functions_and_draws_the_other_languages(tmp_path):
+    corpus = tmp_path / "corpus5"
+    corpus.mkdir()
+    rows = [{"path": f"py/m{i}.py", "lang": "python", "text": _scale(i)} for i in range(12)]
+    rows += [{"path": f"crate/src/f{i}.rs", "lang": "rust", "text": f"fn f{i}() -> u32 {{ {i} }}\n"} for i in range(9)]
+    rows += [{"path": f"pkg/t{i}.d.ts", "lang": "typescript", "text": f"export declare const t{i}: number;\n"}
+             for i in range(3)]
+    with gzip.open(corpus / "train.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    man = build_mix(corpus, tmp_path / "mix", repeats=2, share=0.5, languages={"rust": 5, "typescript": 10})
+    assert man["functions"] == 12  # the Rust and TypeScript records are never read as Python
+    assert man["languages"]["rust"]["files"] == 5 and man["languages"]["typescript"]["files"] == 3
+    rust = sorted((tmp_path / "mix" / "rust").iterdir())
+    assert len(rust) == 5 and all(p.suffix == ".rs" and p.read_text().startswith("fn f") for p in rust)
+    assert all(p.name.endswith(".d.ts") for p in (tmp_path / "mix" / "typescript").iterdir())
+    assert not any(p.read_text().startswith("fn ") for p in (tmp_path / "mix" / "corpus").iterdir())
+    # a rebuild with fewer files leaves none of the old ones behind
+    build_mix(corpus, tmp_path / "mix", repeats=2, share=0.5, languages={"rust": 2})
+    assert len(list((tmp_path / "mix" / "rust").iterdir())) == 2
+    assert not list((tmp_path / "mix" / "typescript").iterdir())
+    with pytest.raises(ValueError, match=r"no training files of \['go'\]"):
+        build_mix(corpus, tmp_path / "mix", languages={"go": 3})
 
 
 def test_a_mix_without_functions_is_a_clear_error(tmp_path):
