@@ -76,8 +76,55 @@ def test_finishing_the_line_the_user_is_typing():
     # the user renamed at the binding, then typed part of the next use: finish it
     lines = ["    total = 0", "    for x in xs:", "        tot += x", "    return amount"]
     history = [("    amount = 0", "    total = 0"), ("        amount += x", "        tot += x")]
-    rule, done = fill(lines, 2, history)
+    rule, done = fill(lines, 2, history, col=len("        tot"))
     assert done == "        total += x"
+    # the same line with the cursor at its end is not being typed there: nothing to finish
+    assert fill(lines, 2, history) is None
+
+
+def test_a_finished_line_is_not_completed_into_something_else():
+    # renamed at the import, then `new OperatorSubscriber(` made `createOperatorSubscriber(` by
+    # hand: the rename's result would put `new` back, which is not where the user is typing
+    doc = ("import { createOperatorSubscriber } from './OperatorSubscriber';\n\n"
+           "export function f() {\n  return createOperatorSubscriber(\n    sub);\n}\n")
+    history = [("import { OperatorSubscriber } from './OperatorSubscriber';",
+                "import { createOperatorSubscriber } from './OperatorSubscriber';"),
+               ("  return new OperatorSubscriber(", "  return createOperatorSubscriber(")]
+    line = 3
+    assert fill(doc.split("\n"), line, history, col=len("  return createOperatorSubscriber(")) is None
+    assert propose(doc, line, history, col=len("  return createOperatorSubscriber(")) is None
+
+
+def test_a_line_the_user_just_wrote_is_not_edited_again():
+    # an insertion already made is not made twice on the line that has it
+    doc = ("        astUtils.isStatic(node.quasi);\n        check(node);\n"
+           "        isStatic(other);\n")
+    history = [("        isStatic(node.quasi);", "        astUtils.isStatic(node.quasi);")]
+    assert after(doc, 0, history) == doc.replace("        isStatic(other)", "        astUtils.isStatic(other)")
+    # a name the user kept beside the renamed one, on a line an earlier edit wrote, stays
+    doc = ("const { initialTeardown: initialFinalizer } = this;\nif (initialFinalizer) {\n"
+           "  initialFinalizer();\n}\n")
+    history = [("const { initialTeardown } = this;", "const { initialTeardown: initialFinalizer } = this;"),
+               ("if (initialTeardown) {", "if (initialFinalizer) {"),
+               ("  initialTeardown();", "  initialFinalizer();")]
+    assert propose(doc, 2, history) is None
+
+
+def test_an_edit_that_unbalances_brackets_is_not_a_rule():
+    assert rule_from("            });", "            }") is None
+    assert rule_from("    V: Clone + Debug,", "    V: Debug,").kind == "span"     # balanced: still one
+
+
+def test_an_argument_added_to_a_method_call_goes_to_the_same_methods_calls_only():
+    doc = ("function report(node) {\n  context.report({ node }, definition);\n  report(other);\n"
+           "  context.report({ other });\n}\n")
+    history = [("  context.report({ node });", "  context.report({ node }, definition);")]
+    # the method's other call gets it; the plain function `report` and its definition do not
+    assert after(doc, 1, history) == doc.replace("context.report({ other })", "context.report({ other }, definition)")
+    # a parameter added to a definition goes to the calls, method calls too
+    doc = "    def load(self, path, mode):\n        pass\n\n    x = self.load(p)\n"
+    history = [("    def load(self, path):", "    def load(self, path, mode):")]
+    assert after(doc, 0, history) == doc.replace("self.load(p)", "self.load(p, mode)")
 
 
 def test_silence_when_nothing_is_left_to_do_or_only_a_comment_changed():

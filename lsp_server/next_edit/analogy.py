@@ -18,6 +18,13 @@ Rules (tokens: numbers, strings, words, runs of spaces, single marks; comments a
   the same indentation;
 - decorator: a line `@d` added above a definition: above the other definitions of that
   indentation that lack it.
+
+Guards (each from a wrong proposal on real releases' edits, bench/next_edit_real.py's dev set): a
+line the recent edits wrote is never edited again (`made_lines`: no insertion made twice, no name
+the user kept renamed after all); an insertion is not made where it already stands; an edit that
+adds or removes unbalanced brackets (`});` -> `}`) is a restructuring, not a rule; an argument
+added to a method call goes to calls of that method (`ctx.report(`), not to a function of the
+same name nor to definitions; a line is finished (`fill`) only by inserting at the cursor.
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ WINDOW = 150          # lines around the cursor where a rule is carried
 CONFIRMED, UNCONFIRMED = 1.0, 0.5   # a proposal's confidence (newest_rule)
 MAX_SITES = 40        # a rule that fits more lines than this is too loose to trust
 _DEF = re.compile(r"\s*(?:async\s+def|def|class)\s")
+_DEFINES = re.compile(r"\s*(?:(?:pub(?:\([^)]*\))?|export|async|static|unsafe|const|default)\s+)*(?:def|fn|function|func)\b")
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,8 @@ class Rule:
     right: tuple[str, ...] = ()  # span: the tokens after
     line: str = ""             # decorator: the line added
     shape: str = ""            # wrap, loose spans: the shape the example line had (see _shape)
-    dot: bool = False          # word: the example's word followed a `.` (an attribute), or not
+    dot: bool = False          # word, call: the example's word followed a `.` (an attribute, a method), or not
+    defines: bool = False      # call: the example was a definition's line (a parameter added), not a call
 
 
 def tokens(line: str) -> list[str]:
@@ -125,14 +134,23 @@ def _line_rule(before: str, after: str) -> Rule | None:
             o = _opener(tb, r)
             f = _solid(tb, o - 1, -1) if o is not None else None
             if f is not None and (tb[f][0].isalpha() or tb[f][0] == "_"):
-                return Rule("call", (tb[f],), new)
+                d = _solid(tb, f - 1, -1)
+                return Rule("call", (tb[f],), new, dot=d is not None and tb[d] == ".",
+                            defines=bool(_DEFINES.match(before)))
     l, r = _solid(tb, i1 - 1, -1), _solid(tb, i2, 1)
     left = tuple(tb[l:i1]) if l is not None else ()
     right = tuple(tb[i2:r + 1]) if r is not None else (END,)
     if not left and right == (END,):
         return None
+    if _brackets(old) != _brackets(new):
+        return None                                   # `});` -> `}`: code restructured, not a pattern
     loose = not any(t[0].isalnum() or t[0] == "_" for t in left + right if t != END and not t.isspace())
     return Rule("span", old, new, left, right, shape=shape(tb) if loose else "")
+
+
+def _brackets(toks) -> tuple[int, int, int]:
+    """Openers minus closers of each kind of bracket among the tokens."""
+    return tuple(sum((t == o) - (t == c) for t in toks) for o, c in ("()", "[]", "{}"))
 
 
 def _opener(toks: list[str], close: int) -> int | None:
@@ -199,8 +217,12 @@ def _apply_line(rule: Rule, line: str) -> str:
             body.pop()
         pat = rule.left + rule.old + (() if end else rule.right)
         out, i = [], 0
+        n_left = len(rule.left)
         while i < len(body):
-            if tuple(body[i:i + len(pat)]) == pat and (not end or i + len(pat) == len(body)):
+            if not rule.old and tuple(body[i:i + n_left + len(rule.new)]) == rule.left + rule.new:
+                out += body[i:i + n_left + len(rule.new)]     # the insertion is already there
+                i += n_left + len(rule.new)
+            elif tuple(body[i:i + len(pat)]) == pat and (not end or i + len(pat) == len(body)):
                 out += list(rule.left) + list(rule.new) + ([] if end else list(rule.right))
                 i += len(pat)
             else:
@@ -209,9 +231,12 @@ def _apply_line(rule: Rule, line: str) -> str:
         return "".join(out + toks[len(body):])
     if rule.kind == "call":
         out = list(toks)
+        if _DEFINES.match(line) and not rule.defines:
+            return line                               # an argument added to a call is not a parameter
         for f in [i for i in range(code - 1) if toks[i] == rule.old[0]][::-1]:
             o = _solid(toks, f + 1, 1)
-            if o is None or toks[o] != "(":
+            d = _solid(toks, f - 1, -1)
+            if o is None or toks[o] != "(" or (not rule.defines and (d is not None and toks[d] == ".") != rule.dot):
                 continue
             c = _closer(toks, o)
             if c is None or c > code:
@@ -245,11 +270,16 @@ def _apply_line(rule: Rule, line: str) -> str:
     return line
 
 
-def apply_rule(rule: Rule, lines: list[str], start: int, end: int, ref_indent: int | None = None) -> list[str]:
-    """Lines [start, end) of `lines` with the rule applied where it fits."""
+def apply_rule(rule: Rule, lines: list[str], start: int, end: int, ref_indent: int | None = None,
+               keep: frozenset[str] = frozenset()) -> list[str]:
+    """Lines [start, end) of `lines` with the rule applied where it fits; lines whose text is in
+    `keep` (what the recent edits made, `made_lines`) stay as they are."""
     out: list[str] = []
     for i in range(start, end):
         line = lines[i]
+        if line in keep:
+            out.append(line)
+            continue
         if rule.kind == "decorator":
             ind = len(line) - len(line.lstrip())
             prev = lines[i - 1].strip() if i > 0 else ""
@@ -262,6 +292,17 @@ def apply_rule(rule: Rule, lines: list[str], start: int, end: int, ref_indent: i
             continue
         out.append(_apply_line(rule, line))
     return out
+
+
+def made_lines(history: list[tuple[str, str]]) -> frozenset[str]:
+    """The lines the recent edits wrote (their new lines that were not there before): a rule is
+    never carried back onto them, since the user has just written what they should say (a name
+    kept on purpose beside the renamed one, an insertion already made)."""
+    out: set[str] = set()
+    for before, after in history[-4:]:
+        old = set(before.split("\n"))
+        out.update(l for l in after.split("\n") if l.strip() and l not in old)
+    return frozenset(out)
 
 
 def _indent(text: str) -> int:
@@ -312,25 +353,29 @@ def newest_rule(history: list[tuple[str, str]]) -> tuple[Rule, int, bool] | None
     return None
 
 
-def sites(rule: Rule, lines: list[str], lo: int, hi: int, ref_indent: int | None) -> list[int]:
+def sites(rule: Rule, lines: list[str], lo: int, hi: int, ref_indent: int | None,
+          keep: frozenset[str] = frozenset()) -> list[int]:
     """Lines in [lo, hi) that the rule changes."""
     out = []
     for i in range(lo, hi):
-        new = apply_rule(rule, lines, i, i + 1, ref_indent)
+        new = apply_rule(rule, lines, i, i + 1, ref_indent, keep)
         if new != [lines[i]]:
             out.append(i)
     return out
 
 
-def _subsequence(short: str, long: str) -> bool:
-    it = iter(long)
-    return all(c in it for c in short)
+def _typed_at(typed: str, col: int, done: str) -> bool:
+    """`done` is `typed` with text inserted at the cursor: the user is part way through typing it
+    there (a finished line, `new X(` made `createX(` with the cursor at its end, is not completed
+    into something else)."""
+    return len(done) > len(typed) and done.startswith(typed[:col]) and done.endswith(typed[col:])
 
 
-def fill(lines: list[str], line: int, history: list[tuple[str, str]]) -> tuple[Rule, str] | None:
+def fill(lines: list[str], line: int, history: list[tuple[str, str]], col: int | None = None) -> tuple[Rule, str] | None:
     """The user is part way through the next use of a rule: the cursor line is the newest edit's
-    partly typed version of a line that a rule from the recent edits changes, and what is typed
-    so far leads there (it is a subsequence of the rule's result).  (rule, the finished line)."""
+    partly typed version of a line that a rule from the recent edits changes, and that rule's
+    result is the line with text inserted at the cursor (`col`; None: the line's end).
+    (rule, the finished line)."""
     if not history or not 0 <= line < len(lines):
         return None
     b, a = history[-1][0].split("\n"), history[-1][1].split("\n")
@@ -348,51 +393,52 @@ def fill(lines: list[str], line: int, history: list[tuple[str, str]]) -> tuple[R
         if rule is None or rule.kind == "decorator":
             continue
         done = _apply_line(rule, original)
-        if done != original and done != lines[line] and _subsequence(lines[line], done):
+        if done != original and _typed_at(lines[line], len(lines[line]) if col is None else col, done):
             return rule, done
     return None
 
 
-def propose(text: str, line: int, history: list[tuple[str, str]], size: int = 10):
+def propose(text: str, line: int, history: list[tuple[str, str]], size: int = 10, col: int | None = None):
     """(start_line, end_line, new lines, confidence) for the region around the nearest place where
     the newest usable rule of the history applies (the cursor's region first), or None: silence.
     Confidence: CONFIRMED for a line being finished (fill) or a confirmed rule, else UNCONFIRMED."""
     from model.edits import region_lines
     lines = text.split("\n")
-    done = fill(lines, line, history)
+    done = fill(lines, line, history, col)
     if done is not None:
         a, b = region_lines(len(lines), line, size)
-        out = apply_rule(done[0], lines, a, b, None)
+        out = apply_rule(done[0], lines, a, b, None, made_lines(history))
         out[line - a] = done[1]
         return a, b, out, CONFIRMED
     found = newest_rule(history)
     if found is None:
         return None
     rule, ref, sure = found
+    keep = made_lines(history)
     lo, hi = max(0, line - WINDOW), min(len(lines), line + WINDOW)
-    hits = sites(rule, lines, lo, hi, ref)
+    hits = sites(rule, lines, lo, hi, ref, keep)
     if not hits or len(hits) > MAX_SITES:
         return None
     a, b = region_lines(len(lines), line, size)
     if not any(a <= h < b for h in hits):
         near = min(hits, key=lambda h: (abs(h - line), h))
         a, b = region_lines(len(lines), near, size)
-    return a, b, apply_rule(rule, lines, a, b, ref), CONFIRMED if sure else UNCONFIRMED
+    return a, b, apply_rule(rule, lines, a, b, ref, keep), CONFIRMED if sure else UNCONFIRMED
 
 
 def rewrite(task) -> str:
     """A model/edits.py EditTask's region with the newest usable rule applied (the finished line
     first when the user is part way through one): the region unchanged means no edit."""
     lines = task.text.split("\n")
-    line, _ = task.position()
+    line, col = task.position()
     a = task.start_line()
     b = a + task.region.count("\n") + 1
-    done = fill(lines, line, task.history)
+    done = fill(lines, line, task.history, col)
     if done is not None:
-        out = apply_rule(done[0], lines, a, b, None)
+        out = apply_rule(done[0], lines, a, b, None, made_lines(task.history))
         out[line - a] = done[1]
         return "\n".join(out)
     found = newest_rule(task.history)
     if found is None:
         return task.region
-    return "\n".join(apply_rule(found[0], lines, a, b, found[1]))
+    return "\n".join(apply_rule(found[0], lines, a, b, found[1], made_lines(task.history)))

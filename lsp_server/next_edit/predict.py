@@ -158,7 +158,7 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     The model's answer is greedy on its causal path: the effort setting does not change it."""
     if should_stop is not None and should_stop():
         return None, 0
-    found = analogy.propose(text, line, history) if use_analogy else None
+    found = analogy.propose(text, line, history, col=col) if use_analogy else None
     if found is not None:
         a, b, new, confidence = found
         lines = text.split("\n")
