@@ -281,7 +281,12 @@ def main(argv=None):
         if a.build_corpus:
             raise SystemExit("redraft train: --build-corpus and --build-mix both write --data; build the corpus first")
         try:
-            langs = {k: int(v) for k, v in (x.split("=", 1) for x in a.mix_languages.split(",") if x.strip())}
+            langs = {}
+            for item in filter(str.strip, a.mix_languages.split(",")):
+                lang, _, n = item.partition("=")
+                if not n.strip().isdigit():
+                    raise ValueError(f"--mix-languages {item!r}: write lang=count, e.g. rust=4000")
+                langs[lang.strip()] = int(n)
             print(json.dumps(build_mix(Path(a.mix_from), Path(a.data), share=a.mix_share, rules=a.mix_rules,
                                        languages=langs), indent=2), flush=True)
         except (FileNotFoundError, ValueError) as e:

@@ -404,17 +404,17 @@ def propose(text: str, line: int, history: list[tuple[str, str]], size: int = 10
     Confidence: CONFIRMED for a line being finished (fill) or a confirmed rule, else UNCONFIRMED."""
     from model.edits import region_lines
     lines = text.split("\n")
+    keep = made_lines(history)
     done = fill(lines, line, history, col)
     if done is not None:
         a, b = region_lines(len(lines), line, size)
-        out = apply_rule(done[0], lines, a, b, None, made_lines(history))
+        out = apply_rule(done[0], lines, a, b, None, keep)
         out[line - a] = done[1]
         return a, b, out, CONFIRMED
     found = newest_rule(history)
     if found is None:
         return None
     rule, ref, sure = found
-    keep = made_lines(history)
     lo, hi = max(0, line - WINDOW), min(len(lines), line + WINDOW)
     hits = sites(rule, lines, lo, hi, ref, keep)
     if not hits or len(hits) > MAX_SITES:
@@ -433,12 +433,13 @@ def rewrite(task) -> str:
     line, col = task.position()
     a = task.start_line()
     b = a + task.region.count("\n") + 1
+    keep = made_lines(task.history)
     done = fill(lines, line, task.history, col)
     if done is not None:
-        out = apply_rule(done[0], lines, a, b, None, made_lines(task.history))
+        out = apply_rule(done[0], lines, a, b, None, keep)
         out[line - a] = done[1]
         return "\n".join(out)
     found = newest_rule(task.history)
     if found is None:
         return task.region
-    return "\n".join(apply_rule(found[0], lines, a, b, found[1], made_lines(task.history)))
+    return "\n".join(apply_rule(found[0], lines, a, b, found[1], keep))
