@@ -9,7 +9,7 @@ compared with the row's token:
 * first: the answer's first token (an edit, `<|edit_before|>`, or silence, `<eom>`);
 * block: the tokens of a hunk's block (the region's lines it names) and its `<|edit_after|>`;
 * copied: the new text's tokens that copy the block's;
-* changed: the new text's tokens where it leaves the copy (model/edits.py changed_tokens, the
+* changed: the new text's tokens where it leaves the copy (model/hunks.py changed_tokens, the
   tokens `redraft train --changed-weight` weighs up); change_starts: the first of each run of them.
 
 A hunk whose new text copies its block unchanged is silence, so `change_starts` bounds how often a
@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model import checkpoint  # noqa: E402
 from model.data import load_texts  # noqa: E402
-from model.edits import ANSWER_AFTER, _hunk_spans, changed_tokens, edit_stream  # noqa: E402
+from model.edits import edit_stream  # noqa: E402
+from model.hunks import ANSWER_AFTER, _hunk_spans, changed_tokens  # noqa: E402
 
 
 def split_accuracy(model, tok, rows) -> dict[str, list[int]]:

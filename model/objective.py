@@ -28,7 +28,7 @@ or silence?) was pulled to <eom> thirteen times harder than to an edit; a run so
 
 `answer_weights` (`redraft train --changed-weight`) multiplies the weight of single answer tokens:
 the training loop weighs up the tokens where a hunk's new text leaves the copy of its block
-(model/edits.py changed_tokens). Most answer tokens are copies, which the model gets right (90%
+(model/hunks.py changed_tokens). Most answer tokens are copies, which the model gets right (90%
 teacher-forced on held-out rows, runs/sr1); the token where the new text first differs was right
 61% of the time, and a hunk copied unchanged is silence.
 
@@ -103,7 +103,7 @@ def loss_fn(model: Transformer, tokens, n_ctx, n_can, mask_id: int, gen: torch.G
     w_ar = ar.float() * (ar_weight / ar.sum().clamp(min=1))                    # mean over all context tokens
     # every answer token alike (a batch-wide mean), the term weighing as much as its rows' share of B
     w_ans = ans.float() * (ans.any(1).sum() / B / ans.sum().clamp(min=1))
-    if answer_weights is not None:   # the answer's changed tokens weighed up (model/edits.py changed_weights)
+    if answer_weights is not None:   # the answer's changed tokens weighed up (model/hunks.py changed_weights)
         w_ans = w_ans * answer_weights.to(w_ans.device)
     ar = ar | ans
     b, p = (masked | ar).nonzero(as_tuple=True)

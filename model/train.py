@@ -190,7 +190,8 @@ def train(cfg: TrainConfig) -> Path:
     seed = data_seed(cfg) + step
     answer_id = -1
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
-        from .edits import ANSWER_AFTER, FORMAT, batch_stream as edit_batch_stream, changed_weights
+        from .edits import FORMAT, batch_stream as edit_batch_stream
+        from .hunks import ANSWER_AFTER, changed_weights
         mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
         answer_id = tok.special[ANSWER_AFTER]   # the rows' answers, weighted (model/objective.py)
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)

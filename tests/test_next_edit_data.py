@@ -15,11 +15,10 @@ from hypothesis import given, settings, strategies as st
 
 from model.data import build_corpus
 from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (ANSWER_AFTER, EDIT_ANSWER, REGION_LINES, answer_ids, answer_markers, apply_hunks,
-                         block_guide, changed_tokens,
-                         changed_weights, case_from_steps,
-                         context_budget, edit_context, edit_example, edit_hunks, edit_stream, history_pair, line_hunk,
-                         parse_answer, region_lines, task_for)
+from model.edits import (EDIT_ANSWER, REGION_LINES, case_from_steps, context_budget, edit_context, edit_example,
+                         edit_stream, history_pair, line_hunk, region_lines, task_for)
+from model.hunks import (ANSWER_AFTER, answer_ids, answer_markers, apply_hunks, block_guide, changed_tokens,
+                         changed_weights, edit_hunks, parse_answer)
 from model.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from lsp_server.pipeline import Engine
 from model import checkpoint
 from model.config import ModelConfig
 from model import causal
-from model.edits import (EDIT_ANSWER, FORMAT, answer_markers, apply_hunks, context_budget, edit_context, parse_answer,
-                         task_for)
+from model.edits import EDIT_ANSWER, FORMAT, context_budget, edit_context, task_for
+from model.hunks import answer_markers, apply_hunks, parse_answer
 from model.sampler import ContextCache
 from model.transformer import Transformer
 

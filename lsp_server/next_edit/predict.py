@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from model import causal
-from model.edits import (EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, answer_markers, apply_hunks, context_budget,
-                         block_guide, edit_context, parse_answer, task_for)
+from model.edits import EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, context_budget, edit_context, task_for
+from model.hunks import answer_markers, apply_hunks, block_guide, parse_answer
 from model.sampler import ContextCache
 
 from . import analogy
@@ -94,7 +94,7 @@ def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None
     if ctx is None:
         return None
     kv, _ = (cache if cache is not None else ContextCache()).encode(model, ctx)
-    # a hunk's block is held to lines of the region (model/edits.py block_guide)
+    # a hunk's block is held to lines of the region (model/hunks.py block_guide)
     ids, probs, passes = causal.greedy(model, tok, ctx, kv, EDIT_ANSWER, tok.eom_id, should_stop, answer_markers(tok),
                                        guide=block_guide(tok, task.region), stop_first=silence)
     new = apply_hunks(task.region, parse_answer(tok, ids), task.region[:task.cursor].count("\n"))
