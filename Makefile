@@ -9,7 +9,7 @@ TORCH := torch==2.13.0
 EDITORS_STAMP := $(VENV)/.editors-done
 VSCODE := editors/vscode
 
-.PHONY: setup demo test test-editors train corpus corpus-languages clean
+.PHONY: setup demo test test-editors train corpus corpus-languages carry clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -52,6 +52,11 @@ corpus: $(STAMP)
 corpus-languages: $(STAMP)
 	test -d data/sources/js || bash model/sources/fetch.sh data/sources
 	$(BIN)/redraft train --build-corpus --sources data/sources --data data/corpus5 --steps 0
+
+# what travels to a lent accelerator for the default model's training (model/weights/README.md's runbook)
+carry: $(STAMP)
+	test -f data/corpus5/train.jsonl.gz || $(MAKE) corpus-languages
+	$(BIN)/python -m model.carry --corpus data/corpus5 --out runs/carry
 
 train: $(STAMP)
 	$(BIN)/redraft train --data data/corpus --out runs/default --time-budget 5400

@@ -1,12 +1,16 @@
 """CPU latency of one single-line infill vs model shape (sizing a model for the latency target).
 
-    .venv/bin/python bench/model_size.py [--threads 2] [--requests 14]
+    .venv/bin/python bench/model_size.py [--threads 2] [--requests 14] [--context 288] [--typing]
+        [--vocab 8192] [--shapes default,accel]
 
 For each shape: a randomly initialised bf16 model with the shipped tokenizer (speed does not depend
 on the weights), `generate` at effort low forced to its full 4 forward passes (threshold above 1),
-canvas 32, a 288-token context that slides by 3 tokens per request over the standard library's
-textwrap.py (so it is encoded afresh each time: the cold-context cost, not the typing cost).
-Prints the median over the requests after two warm-ups and the ratio to the default shape.
+canvas 32, a context of `--context` tokens (70% prefix, 30% suffix, as the server splits it) over
+the standard library's textwrap.py. By default it slides by 3 tokens per request, so it is encoded
+afresh each time: the cold-context cost (a new file, a jump). `--typing`: the suffix stays and the
+prefix grows by one token per request, as while typing, so the cached keys/values are reused.
+`--vocab`: the embedding size (a five-language tokenizer has 16384). Prints the median over the
+requests after two warm-ups and the ratio to the first shape.
 """
 from __future__ import annotations
 
@@ -44,6 +48,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--requests", type=int, default=14)
+    ap.add_argument("--context", type=int, default=288, help="context tokens, prefix and suffix (default 288)")
+    ap.add_argument("--typing", action="store_true", help="the context grows by a token per request (cache reused)")
+    ap.add_argument("--vocab", type=int, default=PRESETS["default"].vocab_size)
     ap.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated names from: " + ", ".join(SHAPES))
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
@@ -52,18 +59,26 @@ def main(argv=None) -> int:
     low = replace(EFFORTS["low"], threshold=2.0)  # never settles early: always the full 4 passes
     base_ms = None
     for name in a.shapes.split(","):
-        cfg = replace(SHAPES[name], vocab_size=PRESETS["default"].vocab_size)
+        cfg = replace(SHAPES[name], vocab_size=a.vocab, max_seq_len=max(SHAPES[name].max_seq_len, a.context + 64))
         torch.manual_seed(0)
         m = Transformer(cfg).to(torch.bfloat16).eval()
         cache, ts = ContextCache(), []
+        n_suf = int(a.context * 0.3)
+        n_pre = a.context - n_suf
         for i in range(a.requests):
-            at = 1500 + 3 * i
+            if a.typing:   # one window start, the prefix grows by a token, the suffix stays
+                at, start, suf_at = 1500 + i, 1500 + a.requests - n_pre, 1500 + a.requests + 40
+            else:          # the window slides: encoded afresh
+                at = 1500 + 3 * i
+                start, suf_at = at - n_pre, at + 40
             t0 = time.perf_counter()
-            generate(m, tok, ids[at - 200:at], ids[at + 40:at + 128], canvas_len=32, effort=low, cache=cache, min_tokens=1)
+            generate(m, tok, ids[start:at], ids[suf_at:suf_at + n_suf], canvas_len=32, effort=low, cache=cache,
+                     min_tokens=1)
             ts.append((time.perf_counter() - t0) * 1000)
         ms = statistics.median(ts[2:])
         base_ms = base_ms or ms
-        print(f"{name:10s} {cfg.num_params() / 1e6:6.1f}M params  4-pass infill {ms:6.1f} ms  {ms / base_ms:4.2f}x", flush=True)
+        print(f"{name:10s} {cfg.num_params() / 1e6:6.1f}M params  context {a.context}{' typing' if a.typing else ''}  "
+              f"4-pass infill {ms:6.1f} ms  {ms / base_ms:4.2f}x", flush=True)
     return 0
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -19,28 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model.data import read_split  # noqa: E402
-from model.tokenizer import Tokenizer, train_tokenizer  # noqa: E402
-
-
-def by_language(data: Path, split: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for r in read_split(data, split):
-        out.setdefault(r.get("lang", "python"), []).append(r["text"])
-    return out
-
-
-def sample(texts: list[str], mb: float, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    texts = texts[:]
-    rng.shuffle(texts)
-    out, size = [], 0
-    for t in texts:
-        if size >= mb * 1e6:
-            break
-        out.append(t)
-        size += len(t.encode())
-    return out
+from model.corpus import texts_by_language  # noqa: E402
+from model.tokenizer import Tokenizer, train_tokenizer_languages  # noqa: E402
 
 
 def rate(tok: Tokenizer, texts: list[str]) -> float:
@@ -57,13 +36,11 @@ def main() -> None:
     ap.add_argument("--save", help="write the candidate tokenizer.json here")
     a = ap.parse_args()
     data = Path(a.data)
-    held = by_language(data, "heldout")
+    held = texts_by_language(data, "heldout")
     shipped = Tokenizer.load(ROOT / "model" / "weights" / "tokenizer.json")
-    train = by_language(data, "train")
-    mix = [t for lang in sorted(train) for t in sample(train[lang], a.sample_mb, a.seed)]
-    random.Random(a.seed).shuffle(mix)
+    train = texts_by_language(data, "train")
     t0 = time.perf_counter()
-    cand = train_tokenizer(iter(mix), a.vocab)
+    cand = train_tokenizer_languages(train, a.vocab, a.sample_mb, a.seed)
     took = time.perf_counter() - t0
     if a.save:
         cand.save(a.save)

@@ -54,7 +54,7 @@ class Request:
     uri: str = "untitled"        # cache key: one context cache per document
     effort: str = "low"
     max_tokens: int = 32         # canvas cap for single-line scopes
-    context_tokens: int = 320    # prefix + suffix token budget (the model was trained at 384 with the canvas)
+    context_tokens: int = 0      # prefix + suffix token budget; 0: the model's own (Engine.context_tokens)
     suffix_share: float = 0.3    # fixed share of the budget for the suffix (stable while typing)
     seed: int = 0
     min_tokens: int = 1          # never an empty infill from the model (post-processing may still cut it)
@@ -140,6 +140,10 @@ class Engine:
             self.loaded.model = precisions.apply(self.loaded.model, self.precision)
             self.model, self.tok = self.loaded.model, self.loaded.tokenizer
             self.max_seq_len = self.loaded.config.max_seq_len
+        # the context a request gets unless it asks for another: the trained length less a typical
+        # canvas (320 tokens for the shipped model, trained at 384; 1,088 for one trained at 1,152);
+        # an open-weight model's window is far longer than a CPU can encode while typing: 320 there
+        self.context_tokens = 320 if self.hub is not None else max(16, self.max_seq_len - 64)
         self._caches: dict[str, ContextCache] = {}
         self._next_edit: tuple | None | bool = False   # next_edit_model's answer (False: not looked up yet)
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
@@ -305,7 +309,7 @@ class Engine:
             return None
         with self._lock:
             # context + canvas stay within the length the model was trained at (3 sentinel tokens)
-            budget = min(req.context_tokens, self.max_seq_len - plan.canvas_len - 3)
+            budget = min(req.context_tokens or self.context_tokens, self.max_seq_len - plan.canvas_len - 3)
             pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
             if self.hub is not None:
                 if req.length is not None:

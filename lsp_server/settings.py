@@ -39,7 +39,7 @@ class Settings:
     precision: str = "auto"                 # auto | fp32 | bf16 | int8 (auto: bf16 only where the CPU has it)
     effort: str = "low"                     # instant | low | medium | high | max (low: the typing latency target)
     max_tokens: int = 32                    # canvas cap for one completion
-    context_tokens: int = 320               # prefix + suffix token budget
+    context_tokens: int = 0                 # prefix + suffix token budget; 0: the model's own (pipeline.Engine)
     context_refresh: int = 4                # open-weight models: context keys/values recomputed every N steps (1: exact)
     enabled_languages: tuple[str, ...] = ("python",)
     feedback_file: str | None = None        # append accept/reject reports here (JSON lines); None: memory only
@@ -84,6 +84,17 @@ def _languages(v: Any) -> tuple[str, ...]:
     return tuple(x.strip().lower() for x in v if x.strip())
 
 
+def _zero_or(check: Callable[[Any], int]) -> Callable[[Any], int]:
+    def zero_or(v: Any) -> int:
+        if v == 0 and not isinstance(v, bool):
+            return 0
+        try:
+            return check(v)
+        except ValueError as e:
+            raise ValueError(f"{e}, or 0 for the model's own") from None
+    return zero_or
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ValueError("expected true or false")
@@ -97,7 +108,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "precision": _choice(PRECISIONS),
     "effort": _choice(EFFORT_NAMES),
     "max_tokens": _int_in(1, 256),
-    "context_tokens": _int_in(16, 4096),
+    "context_tokens": _zero_or(_int_in(16, 4096)),
     "context_refresh": _int_in(1, 128),
     "enabled_languages": _languages,
     "feedback_file": _optional_path,

@@ -10,6 +10,13 @@ channel that returns files of at most 16 MiB, and a repository is happier with f
 The index is written after its shards and the files it replaces are removed after it, so a save that
 dies half way leaves either the old checkpoint or the new one; a shard that is missing or does not
 match config.json is a CheckpointError, never a silently half-loaded model.
+
+Design decision: a checkpoint may be stored in int8 (`save(..., dtype=torch.int8)`, `redraft
+average OUT CKPT --store int8`): every matrix as int8 with one bfloat16 scale per row (symmetric,
+the row's largest magnitude maps to 127; the tied embedding's rows are tokens), vectors in
+bfloat16. It halves the shipped file (a model twice the default's size travels and lives in git at
+the default's 20 MB); `load` turns it back into bfloat16, so inference is unchanged but for the
+rounding.
 """
 from __future__ import annotations
 
@@ -28,6 +35,7 @@ DEFAULT_DIR = Path(__file__).resolve().parent / "weights"
 WEIGHTS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 SHARD_BYTES = 15 * 2**20   # largest single weights file save() writes (one bigger tensor gets a shard of its own)
+SCALE = ".int8_scale"       # the key suffix of an int8 matrix's per-row scales
 
 
 @dataclass
@@ -72,7 +80,10 @@ def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: t
     """Write the checkpoint directory; weights over `max_shard_bytes` (None: no limit) as shards."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
+    if dtype == torch.int8:
+        state = quantize(model.state_dict())
+    else:
+        state = {k: v.detach().to(dtype).contiguous() for k, v in model.state_dict().items()}
     total = sum(v.numel() * v.element_size() for v in state.values())
     old = set(out.glob("model-*-of-*.safetensors"))
     if max_shard_bytes is None or total <= max_shard_bytes:
@@ -94,6 +105,39 @@ def save(model: Transformer, tokenizer: Tokenizer, out_dir: str | Path, dtype: t
     tokenizer.save(out / "tokenizer.json")
     if extra:
         (out / "train_info.json").write_text(json.dumps(extra, indent=2))
+    return out
+
+
+def quantize(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Matrices as int8 with a bfloat16 scale per row (key + SCALE); vectors in bfloat16."""
+    out = {}
+    for k, v in state.items():
+        v = v.detach().float()
+        if v.dim() != 2:
+            out[k] = v.to(torch.bfloat16).contiguous()
+            continue
+        scale = (v.abs().amax(dim=1) / 127).clamp_min(1e-12).to(torch.bfloat16)
+        out[k] = torch.round(v / scale.float()[:, None]).clamp_(-127, 127).to(torch.int8).contiguous()
+        out[k + SCALE] = scale.contiguous()
+    return out
+
+
+def dequantize(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The inverse of `quantize` (bfloat16 matrices); a state without int8 matrices is returned as it is."""
+    scales = {k[: -len(SCALE)]: state[k] for k in state if k.endswith(SCALE)}
+    if not scales:
+        return state
+    out = {}
+    for k, v in state.items():
+        if k.endswith(SCALE):
+            if k[: -len(SCALE)] not in state:
+                raise CheckpointError(f"int8 scales {k} without their matrix")
+            continue
+        if v.dtype == torch.int8:
+            if k not in scales or scales[k].shape != (v.shape[0],):
+                raise CheckpointError(f"int8 matrix {k} without one scale per row")
+            v = (v.float() * scales[k].float()[:, None]).to(torch.bfloat16)
+        out[k] = v
     return out
 
 
@@ -131,6 +175,7 @@ def load(path: str | Path | None = None, device: str = "cpu", dtype: torch.dtype
     state = {}
     for f in files:
         state.update(load_file(str(f), device=device))
+    state = dequantize(state)
     # built on the CPU and then given the loaded tensors (assign): a random init costs ~0.1 s for the
     # default, where building under torch.device("meta") routes the init through torch._refs and
     # imports torch._dynamo (~0.85 s of every server start)

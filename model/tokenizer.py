@@ -6,6 +6,7 @@ decode(encode(s)) == s for every string.
 """
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -100,3 +101,26 @@ def train_tokenizer(texts: Iterator[str], vocab_size: int) -> Tokenizer:
     )
     tok.train_from_iterator(texts, trainer=trainer)
     return Tokenizer(tok)
+
+
+def train_tokenizer_languages(by_language: dict[str, list[str]], vocab_size: int, sample_mb: float = 6.0,
+                              seed: int = 0) -> Tokenizer:
+    """A tokenizer for several languages: trained on an equal sample (`sample_mb` of each language's
+    files, drawn by `seed`), so that the largest language does not take the whole vocabulary."""
+    mix = [t for lang in sorted(by_language) for t in language_sample(by_language[lang], sample_mb, seed)]
+    random.Random(seed).shuffle(mix)
+    return train_tokenizer(iter(mix), vocab_size)
+
+
+def language_sample(texts: list[str], mb: float, seed: int) -> list[str]:
+    """Files drawn at random (by `seed`) until they hold `mb` megabytes."""
+    rng = random.Random(seed)
+    texts = texts[:]
+    rng.shuffle(texts)
+    out, size = [], 0
+    for t in texts:
+        if size >= mb * 1e6:
+            break
+        out.append(t)
+        size += len(t.encode())
+    return out

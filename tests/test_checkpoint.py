@@ -121,3 +121,38 @@ def test_average_is_the_weighted_mean_and_refuses_mismatches(tmp_path, shipped):
     assert main(["average", str(tmp_path / "a"), str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     assert not (tmp_path / "x").exists()
     assert _same_outputs(a, checkpoint.load(tmp_path / "a").model)
+
+
+def test_int8_storage_halves_the_file_and_loads_back_within_rounding(tmp_path, shipped):
+    """`--store int8`: every matrix int8 with a scale per row; loads as bfloat16, each weight within
+    half a step of its row's scale (plus bfloat16's own rounding), at about half the file size."""
+    m = _tiny(shipped)
+    checkpoint.save(m, shipped.tokenizer, tmp_path / "bf16")
+    checkpoint.save(m, shipped.tokenizer, tmp_path / "int8", dtype=torch.int8)
+    size = {d: (tmp_path / d / checkpoint.WEIGHTS).stat().st_size for d in ("bf16", "int8")}
+    assert size["int8"] < 0.6 * size["bf16"]
+    back = checkpoint.load(tmp_path / "int8")
+    assert back.config == m.cfg
+    for name, w in m.state_dict().items():
+        got = back.model.state_dict()[name]
+        assert got.dtype == torch.bfloat16 and got.shape == w.shape
+        if w.dim() == 2:
+            step = w.abs().amax(dim=1, keepdim=True) / 127
+            assert ((got.float() - w).abs() <= 0.5 * step + w.abs() * 2**-8 + 1e-7).all(), name
+            assert not torch.equal(got.float(), w.to(torch.bfloat16).float()) or w.abs().max() == 0
+        else:
+            assert torch.equal(got, w.to(torch.bfloat16))
+    x = torch.randint(0, m.cfg.vocab_size, (1, 12), generator=torch.Generator().manual_seed(1))
+    pos = torch.arange(12)[None]
+    ref, q = m(x, pos)[0].float(), back.model.float()(x, pos)[0].float()
+    assert (ref.argmax(-1) == q.argmax(-1)).float().mean() > 0.9
+
+
+def test_a_damaged_int8_checkpoint_is_a_clear_error(tmp_path, shipped):
+    from safetensors.torch import load_file, save_file
+    checkpoint.save(_tiny(shipped), shipped.tokenizer, tmp_path, dtype=torch.int8)
+    state = load_file(str(tmp_path / checkpoint.WEIGHTS))
+    key = next(k for k in state if k.endswith(checkpoint.SCALE))
+    save_file({k: v for k, v in state.items() if k != key}, str(tmp_path / checkpoint.WEIGHTS))
+    with pytest.raises(checkpoint.CheckpointError, match="without one scale per row"):
+        checkpoint.load(tmp_path)

