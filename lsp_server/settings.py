@@ -10,7 +10,7 @@ snake_case (`max_tokens`). Design decisions:
   current value (clients differ in whether they send everything or only what changed).
 * Unknown keys are ignored and reported separately (they are often other tools' settings).
 * `enabled_languages` holds LSP languageIds; `"*"` enables every language. The default is
-  Python only: the shipped model is trained on Python.
+  Python only: the shipped model is trained mostly on Python (weak in the other four languages).
 * `enabled` (default true) switches completions off without stopping the server (an editor's
   "disable suggestions" toggle): requests then answer empty.
 * `syntax` (default true) turns the tree-sitter planning and truncation on for languages with a

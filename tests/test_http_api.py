@@ -17,8 +17,8 @@ import openai
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PREFIX = "import sys\n\n\ndef greet(name):\n    print("
-SUFFIX = "\n\n\ngreet(sys.argv[1])\n"
+PREFIX = "import sys\n\n\ndef read(path):\n    with open(path) as f:\n        return f."
+SUFFIX = "\n\n\nprint(read(sys.argv[1]))\n"
 
 
 def free_port() -> int:
@@ -254,7 +254,7 @@ def test_beside_the_language_server_the_api_uses_its_engine():
                 time.sleep(0.1)
         assert early.status_code == 503 and "initialized" in early.json()["error"]["message"]
         client.initialize({})
-        uri = "file:///beside/greet.py"
+        uri = "file:///beside/read.py"
         text = PREFIX + SUFFIX
         client.open_document(uri, text)
         pos = LineIndex(text).position(len(PREFIX))
