@@ -36,7 +36,10 @@ PACK = "languages.jsonl.xz"
 
 def tracked_bytes(repo: Path) -> int:
     """Bytes of the files git tracks in `repo` (what the device tool sends besides `carry`)."""
-    out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True, check=True).stdout
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise CorpusError(f"cannot list the files git tracks in {repo} (what the device tool sends): {e}") from e
     return sum((repo / p).stat().st_size for p in out.decode().split("\0") if p and (repo / p).is_file())
 
 

@@ -120,3 +120,26 @@ def test_a_broken_or_missing_pack_is_a_clear_error(tmp_path: Path):
     (tmp_path / "junk.jsonl.xz").write_bytes(b"not xz at all")
     with pytest.raises(CorpusError, match="cannot read the carried sources"):
         build(tmp_path / "out", None, [tmp_path / "py"], carried=tmp_path / "junk.jsonl.xz")
+
+
+def test_make_carry_writes_what_the_accelerator_needs_or_says_why_not(sources: Path, tmp_path: Path, capsys):
+    from model.carry import main as carry_main
+    from model.tokenizer import Tokenizer
+    corpus = sources / "corpus"
+    build(corpus, sources / "src", [sources / "py" / "lib"], heldout_percent=50)
+    out = tmp_path / "carry"
+    assert carry_main(["--corpus", str(corpus), "--out", str(out), "--vocab", "400", "--sample-mb", "0.01"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(p.name for p in out.iterdir()) == ["HumanEval.jsonl.gz", "languages.jsonl.xz", "tokenizer.json"]
+    assert report["files"] == {"rust": 2, "go": 2, "typescript": 1, "javascript": 1}
+    assert report["total_mib"] < report["limit_mib"] and report["tracked_bytes"] > 10 * 2**20  # the shipped weights
+    tok = Tokenizer.load(out / "tokenizer.json")
+    assert tok.decode(tok.encode("fn main() {}\n")) == "fn main() {}\n"
+    with gzip.open(out / "HumanEval.jsonl.gz", "rt") as f:
+        assert sum(1 for _ in f) == 164
+    py_only = tmp_path / "py_only"
+    build(py_only, None, [sources / "py" / "lib"])
+    assert carry_main(["--corpus", str(py_only), "--out", str(tmp_path / "c2")]) == 2
+    assert "only Python" in capsys.readouterr().err
+    assert carry_main(["--corpus", str(tmp_path / "nothing"), "--out", str(tmp_path / "c3")]) == 2
+    assert "make corpus-languages" in capsys.readouterr().err
