@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
