@@ -72,6 +72,7 @@ def make(corpus: Path, out: Path, vocab: int, sample_mb: float, repo: Path) -> d
     out.mkdir(parents=True, exist_ok=True)
     counts = write_pack(corpus, out / PACK)
     if not counts:
+        (out / PACK).unlink()
         raise CorpusError(f"{corpus}: only Python in it; build the five-language corpus (make corpus-languages)")
     he = humaneval_file()
     raw = he.read_bytes()

@@ -140,6 +140,6 @@ def test_make_carry_writes_what_the_accelerator_needs_or_says_why_not(sources: P
     py_only = tmp_path / "py_only"
     build(py_only, None, [sources / "py" / "lib"])
     assert carry_main(["--corpus", str(py_only), "--out", str(tmp_path / "c2")]) == 2
-    assert "only Python" in capsys.readouterr().err
+    assert "only Python" in capsys.readouterr().err and not (tmp_path / "c2" / "languages.jsonl.xz").exists()
     assert carry_main(["--corpus", str(tmp_path / "nothing"), "--out", str(tmp_path / "c3")]) == 2
     assert "make corpus-languages" in capsys.readouterr().err
