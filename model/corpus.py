@@ -120,10 +120,9 @@ def _read(path: Path) -> str | None:
 
 
 def carried_files(pack: Path) -> Iterator[tuple[str, str]]:
-    """(rel, text) of the records in a pack written by model/carry.py (JSON lines, xz or gzip)."""
-    opener = lzma.open if str(pack).endswith(".xz") else gzip.open
+    """(rel, text) of the records in a pack written by model/carry.py (xz JSON lines)."""
     try:
-        with opener(pack, "rt", encoding="utf-8") as f:
+        with lzma.open(pack, "rt", encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 r = json.loads(line)
                 if not isinstance(r, dict) or not isinstance(r.get("path"), str) or not isinstance(r.get("text"), str):
