@@ -56,7 +56,7 @@ corpus-languages: $(STAMP)
 # what travels to a lent accelerator for the default model's training (model/weights/README.md's runbook)
 carry: $(STAMP)
 	test -f data/corpus5/train.jsonl.gz || $(MAKE) corpus-languages
-	$(BIN)/python -m model.carry --corpus data/corpus5 --out runs/carry
+	$(BIN)/python -m redraft.model.carry --corpus data/corpus5 --out runs/carry
 
 train: $(STAMP)
 	$(BIN)/redraft train --data data/corpus --out runs/default --time-budget 5400

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from apply_cases import EXTENSIONS, build  # noqa: E402
 
-from lsp_server.apply import is_marker, merge  # noqa: E402
+from redraft.engine.apply import is_marker, merge  # noqa: E402
 
 SMALL = 1500
 
@@ -55,7 +55,7 @@ def _run_cli(case, tmp: Path):
     f.write_text(case.original, encoding="utf-8", newline="")
     s.write_text(case.snippet, encoding="utf-8", newline="")
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "lsp_server.cli", "apply", str(f), str(s)], capture_output=True)
+    p = subprocess.run([sys.executable, "-m", "redraft", "apply", str(f), str(s)], capture_output=True)
     dt = time.perf_counter() - t0
     if p.returncode == 0:
         return True, p.stdout.decode("utf-8"), "", dt

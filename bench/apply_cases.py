@@ -31,8 +31,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.apply.definitions import collect_defs
-from lsp_server.syntax.languages import language_for
+from redraft.engine.apply.definitions import collect_defs
+from redraft.engine.syntax.languages import language_for
 
 CACHE = Path(os.environ.get("REDRAFT_BENCH_CACHE", Path.home() / ".cache" / "redraft-bench" / "apply"))
 

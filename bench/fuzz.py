@@ -28,8 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.convert import LineIndex, apply_change  # noqa: E402
-from lsp_server.jsonrpc_stdio import SERVE_CMD  # noqa: E402
+from redraft.lsp.convert import LineIndex, apply_change  # noqa: E402
+from redraft.lsp.stdio_client import SERVE_CMD  # noqa: E402
 
 URI = "file:///fuzz/doc.py"
 START = "def area(width, height):\n    return width * height\n"

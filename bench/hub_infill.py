@@ -32,7 +32,7 @@ from safetensors.torch import save_file  # noqa: E402
 
 from bench.latency import pct  # noqa: E402
 from hub_helpers import write_tokenizer  # noqa: E402
-from model.precision import cpu_info  # noqa: E402
+from redraft.model.precision import cpu_info  # noqa: E402
 
 SHAPES = {
     "0.5b": dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
@@ -74,8 +74,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--dir", help="reuse (or keep) the model directory here")
     a = ap.parse_args()
-    from lsp_server.engine_host import auto_threads
-    from lsp_server.pipeline import Engine, Request
+    from redraft.engine.host import auto_threads
+    from redraft.engine.pipeline import Engine, Request
 
     d = Path(a.dir) if a.dir else Path(tempfile.mkdtemp(prefix="redraft-hub-"))
     d.mkdir(parents=True, exist_ok=True)

@@ -38,13 +38,13 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-import kernels  # noqa: E402
-from kernels.ops import canvas_attention as attn_op  # noqa: E402
-from kernels.ops import logits_decision as logits_op  # noqa: E402
-from kernels.ops import rms_norm as rms_op  # noqa: E402
-from kernels.ops import rope as rope_op  # noqa: E402
-from model.config import ModelConfig  # noqa: E402
-from model.transformer import Transformer, rope_tables  # noqa: E402
+from redraft import kernels  # noqa: E402
+from redraft.kernels.ops import canvas_attention as attn_op  # noqa: E402
+from redraft.kernels.ops import logits_decision as logits_op  # noqa: E402
+from redraft.kernels.ops import rms_norm as rms_op  # noqa: E402
+from redraft.kernels.ops import rope as rope_op  # noqa: E402
+from redraft.model.config import ModelConfig  # noqa: E402
+from redraft.model.transformer import Transformer, rope_tables  # noqa: E402
 
 BANNED = [0, 1, 3, 4, 5]  # stand-ins for <mask> and the other special ids the canvas never holds
 EOM = 2

@@ -25,7 +25,7 @@ Reports per language:
   edit sim      mean difflib ratio of the stripped completion and expected rest
   empty         no answer: the planner declined, or the completion is blank
   parse         the file with the completion in place of the rest has no more parse errors than
-                the original file (tree-sitter ERROR and MISSING nodes, lsp_server.syntax's trees;
+                the original file (tree-sitter ERROR and MISSING nodes, redraft.engine.syntax's trees;
                 for Python one more where CPython does not compile it); over every case (an empty
                 answer inserts nothing), and over the non-empty answers
   p50 ms        wall time of `Engine.complete` (declined requests, which call no model, left out)
@@ -53,10 +53,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.latency import pct  # noqa: E402
-from lsp_server.syntax import SyntaxTree, encode, language_for  # noqa: E402
-from lsp_server.syntax.languages import COMMENT_TYPES, STRING_TYPES  # noqa: E402
-from lsp_server.syntax.plan import in_comment  # noqa: E402
-from model.data import read_split  # noqa: E402
+from redraft.engine.syntax import SyntaxTree, encode, language_for  # noqa: E402
+from redraft.engine.syntax.languages import COMMENT_TYPES, STRING_TYPES  # noqa: E402
+from redraft.engine.syntax.plan import in_comment  # noqa: E402
+from redraft.model.data import read_split  # noqa: E402
 
 LANGS = ("python", "javascript", "typescript", "rust", "go")
 SUFFIX_LANG = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -267,7 +267,7 @@ def table(summary: dict[str, dict]) -> str:
 
 
 def run(engine, cases: list[Case], effort: str) -> list[dict]:
-    from lsp_server.pipeline import Request
+    from redraft.engine.pipeline import Request
     rows = []
     for c in cases:
         req = Request(text=c.doc, offset=c.cursor, uri=c.uri, effort=effort, language_id=c.language_id)
@@ -294,9 +294,9 @@ def main() -> None:
     ap.add_argument("--precision", default="auto")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    from lsp_server.pipeline import Engine, Request
-    from model.checkpoint import DEFAULT_DIR
-    from model.precision import cpu_info
+    from redraft.engine.pipeline import Engine, Request
+    from redraft.model.checkpoint import DEFAULT_DIR
+    from redraft.model.precision import cpu_info
 
     langs = tuple(x.strip() for x in a.langs.split(",") if x.strip())
     if set(langs) - set(LANGS):

@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.convert import LineIndex  # noqa: E402
-from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
-from model.precision import cpu_info  # noqa: E402
+from redraft.lsp.convert import LineIndex  # noqa: E402
+from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
+from redraft.model.precision import cpu_info  # noqa: E402
 
 
 def rss_mib(pid: int) -> dict[str, float]:

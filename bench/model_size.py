@@ -26,10 +26,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import checkpoint  # noqa: E402
-from model.config import PRESETS, ModelConfig  # noqa: E402
-from model.sampler import EFFORTS, ContextCache, generate  # noqa: E402
-from model.transformer import Transformer  # noqa: E402
+from redraft.model import checkpoint  # noqa: E402
+from redraft.model.config import PRESETS, ModelConfig  # noqa: E402
+from redraft.model.sampler import EFFORTS, ContextCache, generate  # noqa: E402
+from redraft.model.transformer import Transformer  # noqa: E402
 
 SHAPES = {
     "default": PRESETS["default"],

@@ -17,7 +17,7 @@ A predictor is a module with `predict(task: EditTask) -> str` (the region's new 
 unchanged means no edit) and optionally `predict_anywhere(text, line, col, history) ->
 (start_line, end_line, new_text) | None` (lines [start, end) of the document become new_text).
 `copy` returns the region unchanged (the floor: all silence, no edit); `model` is
-lsp_server/next_edit/predict.py, which must define `predict` (and may define `predict_anywhere`).
+lsp_server/engine/next_edit/predict.py, which must define `predict` (and may define `predict_anywhere`).
 
 Scores: exact = the predicted region equals the target (noise: the region unchanged). A jump
 is exact only through predict_anywhere: its result applied to the document must give the document
@@ -41,9 +41,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.data import CANVAS_BUCKETS, build_corpus, read_split  # noqa: E402
-from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case  # noqa: E402
-from model.edits import EditCase, EditTask, edit_context, region_lines  # noqa: E402
+from redraft.model.data import CANVAS_BUCKETS, build_corpus, read_split  # noqa: E402
+from redraft.model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case  # noqa: E402
+from redraft.model.edits import EditCase, EditTask, edit_context, region_lines  # noqa: E402
 
 CATEGORIES = ("below", "above", "cursor", "jump", "noise")
 MAX_PER_FILE = 2
@@ -112,7 +112,7 @@ def load_predictor(spec: str):
     """(predict, predict_anywhere or None) for --predictor."""
     if spec == "copy":
         return (lambda task: task.region), None
-    name = "lsp_server.next_edit.predict" if spec == "model" else spec
+    name = "redraft.engine.next_edit.predict" if spec == "model" else spec
     try:
         mod = importlib.import_module(name)
     except ImportError as e:
@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="heldout", choices=["heldout", "train"],
                     help="train: calibration cases only (the figures that count are the held-out ones)")
     a = ap.parse_args(argv)
-    from model.tokenizer import Tokenizer
+    from redraft.model.tokenizer import Tokenizer
     predict, anywhere = load_predictor(a.predictor)
     tok = Tokenizer.load(a.tokenizer)
     t0 = time.time()

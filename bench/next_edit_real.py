@@ -6,7 +6,7 @@ nobody here wrote (bench/apply_cases.py's SOURCES), replayed as a user would mak
 For each file changed between the two releases (dist/ builds skipped: copies of src/), the diff's
 hunks are made one at a time, top down.  After each hunk k (the history: hunks 1..k as the server
 records them, model/edits.py history_of; the cursor at the end of hunk k's new lines) the predictor
-(lsp_server/next_edit/predict.py predict_anywhere: analogy, and the model where it was trained for next edits; REDRAFT_NEXT_EDIT picks) is asked
+(lsp_server/engine/next_edit/predict.py predict_anywhere: analogy, and the model where it was trained for next edits; REDRAFT_NEXT_EDIT picks) is asked
 for the next edit.  Its answer is lines [a, b) of the document becoming new text; it is *right* when
 it equals those lines after every remaining hunk that lies inside [a, b) (at least one must), else
 *wrong*.  After the file's last hunk nothing is due: any proposal there is wrong ("after the last").
@@ -33,8 +33,8 @@ sys.path.append(str(Path(__file__).resolve().parent))      # apply_cases (after 
 
 from apply_cases import EXTENSIONS, SOURCES, release_files  # noqa: E402
 
-from lsp_server.next_edit.predict import anywhere  # noqa: E402
-from model.edits import history_of  # noqa: E402
+from redraft.engine.next_edit.predict import anywhere  # noqa: E402
+from redraft.model.edits import history_of  # noqa: E402
 
 MAX_LINES = 3000
 MAX_HUNKS = 40

@@ -25,10 +25,10 @@ sys.path.append(str(ROOT / "bench"))
 from latency import pct  # noqa: E402
 from next_edit import CATEGORIES, build_cases, heldout_records  # noqa: E402
 
-from lsp_server.convert import LineIndex  # noqa: E402
-from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
-from model.data import build_corpus  # noqa: E402
-from model.precision import cpu_info  # noqa: E402
+from redraft.lsp.convert import LineIndex  # noqa: E402
+from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
+from redraft.model.data import build_corpus  # noqa: E402
+from redraft.model.precision import cpu_info  # noqa: E402
 
 
 def last_edit(text: str, history: list[tuple[str, str]]) -> tuple[str, int, int, str] | None:
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if not (Path(a.data) / "heldout.jsonl.gz").exists():
         build_corpus(Path(a.data))
-    from model import checkpoint
+    from redraft.model import checkpoint
     tok = checkpoint.load(None).tokenizer
     cases = build_cases(heldout_records(Path(a.data)), tok, a.n, 0)
     client = JsonRpcStdioClient(SERVE_CMD, timeout=120)

@@ -27,10 +27,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import checkpoint  # noqa: E402
-from model.data import load_texts  # noqa: E402
-from model.edits import edit_stream  # noqa: E402
-from model.hunks import ANSWER_AFTER, _hunk_spans, changed_tokens  # noqa: E402
+from redraft.model import checkpoint  # noqa: E402
+from redraft.model.data import load_texts  # noqa: E402
+from redraft.model.edit_data import edit_stream  # noqa: E402
+from redraft.model.hunks import ANSWER_AFTER, _hunk_spans, changed_tokens  # noqa: E402
 
 
 def split_accuracy(model, tok, rows) -> dict[str, list[int]]:

@@ -5,7 +5,7 @@ autoregressive-like limit of the same model).
     .venv/bin/python bench/parallelism.py [--limit 300] [--model DIR] [--out bench/parallelism.json] [--png bench/parallelism.png]
 
 Completions go through the pipeline in process (the same `Engine.complete` the server calls); the
-model loads once for the whole sweep. Uses the eval harness (lsp_server/evaluate.py).
+model loads once for the whole sweep. Uses the eval harness (lsp_server/evals/evaluate.py).
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.evaluate import evaluate_effort  # noqa: E402
-from lsp_server.pipeline import Engine  # noqa: E402
-from lsp_server.settings import EFFORT_NAMES  # noqa: E402
+from redraft.evals.evaluate import evaluate_effort  # noqa: E402
+from redraft.engine.pipeline import Engine  # noqa: E402
+from redraft.engine.settings import EFFORT_NAMES  # noqa: E402
 
 
 def plot(points: list[dict], png: Path) -> None:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/throughput.py [--model DIR] [--device cpu|cuda] [--threads 2] [--requests 40]
 
-Runs `model.sampler.generate` on fill-in-the-middle requests cut from real code (the standard
+Runs `redraft.model.sampler.generate` on fill-in-the-middle requests cut from real code (the standard
 library's textwrap.py and json/decoder.py: a line is removed, the cursor sits after its indentation), with a
 fresh context cache per request (context encoding included in the time). Reports, per effort:
   infill tok/s   committed infill tokens (fillers excluded) per second of wall time
@@ -25,8 +25,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model import checkpoint  # noqa: E402
-from model.sampler import EFFORTS, ContextCache, generate  # noqa: E402
+from redraft.model import checkpoint  # noqa: E402
+from redraft.model.sampler import EFFORTS, ContextCache, generate  # noqa: E402
 
 
 def requests(tok, n: int, ctx_tokens: int = 320):

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model.corpus import texts_by_language  # noqa: E402
-from model.tokenizer import Tokenizer, train_tokenizer_languages  # noqa: E402
+from redraft.model.corpus import texts_by_language  # noqa: E402
+from redraft.model.tokenizer import Tokenizer, train_tokenizer_languages  # noqa: E402
 
 
 def rate(tok: Tokenizer, texts: list[str]) -> float:

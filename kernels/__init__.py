@@ -10,6 +10,6 @@
 Which implementation runs: kernels/dispatch.py (REDRAFT_KERNELS=auto|triton|torch). The package
 imports and the references work without triton installed.
 """
-from .dispatch import backend, canvas_attention, logits_decision, mode, rms_norm, rope
+from redraft.kernels.dispatch import backend, canvas_attention, logits_decision, mode, rms_norm, rope
 
 __all__ = ["backend", "canvas_attention", "logits_decision", "mode", "rms_norm", "rope"]

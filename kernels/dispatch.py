@@ -31,11 +31,11 @@ import os
 
 import torch
 
-from ._triton import HAS_TRITON, interpret_mode
-from .ops import canvas_attention as _attn
-from .ops import logits_decision as _logits
-from .ops import rms_norm as _rms
-from .ops import rope as _rope
+from redraft.kernels._triton import HAS_TRITON, interpret_mode
+from redraft.kernels.ops import canvas_attention as _attn
+from redraft.kernels.ops import logits_decision as _logits
+from redraft.kernels.ops import rms_norm as _rms
+from redraft.kernels.ops import rope as _rope
 
 ENV = "REDRAFT_KERNELS"
 MODES = ("auto", "triton", "torch")

@@ -1,15 +1,20 @@
-"""`redraft` console script: serve | complete | apply | next-edit | ci | train | eval | demo."""
+"""`redraft` console script (and `python -m redraft`): names every subcommand and hands it to the
+part that owns it. This is the one module above the front doors: it may start the language server
+(redraft.lsp), the HTTP API (redraft.http) or both on one engine, the CI bot (redraft.ci), the
+one-shot commands (redraft.cli), the evaluation harnesses (redraft.evals) and training
+(redraft.model.train); nothing imports it. Each part is imported only when its command runs, so
+`redraft next-edit` never pays for the HTTP stack or torch it does not use."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+
+from redraft.engine.settings import EFFORT_NAMES
 
 USAGE = """usage: redraft COMMAND [ARGS]
 
 commands:
-  serve      run the language server (stdio; --tcp HOST:PORT)
+  serve      run the language server (stdio; --tcp HOST:PORT; --http HOST:PORT for the HTTP API)
   complete   FILE LINE COL: print one completion (LINE and COL are 1-based; COL counts characters)
   apply      FILE SNIPPET: apply a lazy edit snippet (`# ... existing code ...`) (redraft apply --help)
   next-edit  FILE --line L --col C [--history DIFF]: print the predicted next edit as JSON
@@ -24,78 +29,44 @@ commands:
 """
 
 
-def cmd_complete(argv: list[str]) -> int:
-    from .pipeline import Engine, Request
-    from .settings import EFFORT_NAMES
-    ap = argparse.ArgumentParser(prog="redraft complete", description="Print one completion at FILE:LINE:COL.")
-    ap.add_argument("file", type=Path)
-    ap.add_argument("line", type=int, help="1-based line")
-    ap.add_argument("col", type=int, help="1-based column, in characters")
-    ap.add_argument("--model", default=None, help="checkpoint directory, or an open-weight model's hub-format "
-                    "directory (default: the shipped model)")
-    ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
-    ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    try:
+        return host or "127.0.0.1", int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}") from None
+
+
+def serve(argv: list[str]) -> int:
+    """`redraft serve`: the language server (redraft.lsp), the HTTP API (redraft.http), or the HTTP
+    API beside the language server on its engine (`--stdio --http`)."""
+    ap = argparse.ArgumentParser(prog="redraft serve", description="Run the redraft language server.")
+    ap.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    ap.add_argument("--tcp", type=_host_port, metavar="HOST:PORT", help="listen on a TCP socket instead")
+    ap.add_argument("--model", metavar="DIR", help="checkpoint directory (default: the shipped model; "
+                    "the modelDir setting overrides it)")
+    ap.add_argument("--effort", choices=EFFORT_NAMES, help="default effort (the effort setting overrides it)")
+    ap.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    ap.add_argument("--http", type=_host_port, metavar="HOST:PORT",
+                    help="serve the OpenAI/Mercury-compatible HTTP API (lsp_server/http); alone, or with "
+                    "--stdio beside the language server on the same engine")
+    ap.add_argument("--api-key", help="HTTP: the bearer key every request must send (or REDRAFT_API_KEY); "
+                    "required on an address that is not loopback")
+    ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
+    ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
     a = ap.parse_args(argv)
-    try:
-        text = a.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"redraft complete: cannot read {a.file}: {e}", file=sys.stderr)
-        return 2
-    lines = text.split("\n")
-    if not 1 <= a.line <= len(lines) or not 1 <= a.col <= len(lines[a.line - 1]) + 1:
-        print(f"redraft complete: {a.line}:{a.col} is outside {a.file} ({len(lines)} lines)", file=sys.stderr)
-        return 2
-    offset = sum(len(l) + 1 for l in lines[: a.line - 1]) + a.col - 1
-    from model.checkpoint import CheckpointError
-    from model.hub import HubError
-    try:
-        engine = Engine(a.model)
-    except (CheckpointError, HubError) as e:
-        print(f"redraft complete: cannot load the model: {e}", file=sys.stderr)
-        return 2
-    comp = engine.complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
-    if a.json:
-        print(json.dumps(None if comp is None else {
-            "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
-            "latency_ms": round(comp.latency_ms, 1)}))
-    else:
-        print("" if comp is None else comp.text)
-    return 0
+    if a.http and not a.stdio:
+        from redraft.http.serve import serve_http
+        return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
+                          max_queue=a.max_queue, log_requests=a.log_requests)
+    from redraft.lsp import server
 
-
-def cmd_average(argv: list[str]) -> int:
-    import torch
-
-    from model import checkpoint
-    ap = argparse.ArgumentParser(prog="redraft average",
-                                 description="Write the weighted mean of checkpoints (same config and tokenizer) to OUT.")
-    ap.add_argument("out", type=Path)
-    ap.add_argument("checkpoints", nargs="+", type=Path)
-    ap.add_argument("--weights", type=float, nargs="+", default=None, help="one per checkpoint (default: equal)")
-    ap.add_argument("--store", choices=("same", "bf16", "fp32", "int8"), default="same",
-                    help="how OUT stores its weights: as the first checkpoint (same), or int8 matrices with a "
-                         "scale per row (half of bf16's size; one checkpoint given: a copy stored so)")
-    a = ap.parse_args(argv)
-    if a.out.resolve() in {c.resolve() for c in a.checkpoints}:
-        print("redraft average: OUT must not be one of the checkpoints", file=sys.stderr)
-        return 2
-    weights = a.weights or [1.0] * len(a.checkpoints)
-    try:
-        mean = checkpoint.average(a.checkpoints, weights)
-    except checkpoint.CheckpointError as e:
-        print(f"redraft average: {e}", file=sys.stderr)
-        return 2
-    info = {"average_of": [str(c) for c in a.checkpoints], "weights": weights}
-    dtype = {"bf16": torch.bfloat16, "fp32": torch.float32, "int8": torch.int8}.get(
-        a.store, next(mean.model.parameters()).dtype)
-    checkpoint.save(mean.model, mean.tokenizer, a.out, dtype=dtype, extra=info | {"stored": str(dtype)})
-    print(f"wrote {a.out}: mean of {len(a.checkpoints)} checkpoints, stored as {dtype}")
-    return 0
-
-
-def cmd_demo(argv: list[str]) -> int:
-    from .demo import main as demo_main
-    return demo_main(argv)
+    def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine
+        from redraft.http.serve import serve_beside
+        serve_beside(*a.http, server.shared_engine, api_key=a.api_key, effort=a.effort,
+                     max_queue=a.max_queue, log_requests=a.log_requests)
+    return server.run(model_dir=a.model, effort=a.effort, log_level=a.log_level, tcp=a.tcp, beside=beside if a.http else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,36 +75,38 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0
     cmd, rest = argv[0], argv[1:]
-    if cmd == "train":
-        from model.train import main as train_main
-        train_main(rest)
-        return 0
+    if cmd == "serve":
+        return serve(rest) or 0
     if cmd == "complete":
-        return cmd_complete(rest)
-    if cmd == "demo":
-        return cmd_demo(rest)
+        from redraft.cli.complete import main as complete_main
+        return complete_main(rest)
     if cmd == "apply":
-        from .apply.cli import main as apply_main
+        from redraft.cli.apply import main as apply_main
         return apply_main(rest)
     if cmd == "next-edit":
-        from .next_edit.cli import main as next_edit_main
+        from redraft.cli.next_edit import main as next_edit_main
         return next_edit_main(rest)
     if cmd == "average":
-        return cmd_average(rest)
+        from redraft.cli.average import main as average_main
+        return average_main(rest)
+    if cmd == "demo":
+        from redraft.lsp.demo import main as demo_main
+        return demo_main(rest)
     if cmd == "ci":
-        from .ci.cli import main as ci_main
+        from redraft.ci.main import main as ci_main
         return ci_main(rest)
-    if cmd == "serve":
-        from .server import main as serve_main
-        return serve_main(rest) or 0
+    if cmd == "train":
+        from redraft.model.train import main as train_main
+        train_main(rest)
+        return 0
     if cmd == "eval" and rest[:1] == ["heldout"]:
-        from model.train import main_heldout
+        from redraft.model.train import main_heldout
         return main_heldout(rest[1:])
     if cmd == "eval" and rest[:1] == ["dev-lines"]:
-        from .devlines import main as dev_main
+        from redraft.evals.devlines import main as dev_main
         return dev_main(rest[1:])
     if cmd == "eval":
-        from .evaluate import main as eval_main
+        from redraft.evals.evaluate import main as eval_main
         return eval_main(rest) or 0
     print(f"redraft: unknown command {cmd!r}\n\n{USAGE}", file=sys.stderr)
     return 2

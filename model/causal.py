@@ -26,9 +26,9 @@ from typing import Callable, Collection
 
 import torch
 
-from .sampler import check_cancelled, vocab_bias
-from .tokenizer import Tokenizer
-from .transformer import KV, Transformer
+from redraft.model.sampler import check_cancelled, vocab_bias
+from redraft.model.tokenizer import Tokenizer
+from redraft.model.transformer import KV, Transformer
 
 
 def _head(kv: list[KV], n: int) -> list[KV]:

@@ -27,9 +27,9 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from .config import ModelConfig
-from .tokenizer import Tokenizer
-from .transformer import Transformer
+from redraft.model.config import ModelConfig
+from redraft.model.tokenizer import Tokenizer
+from redraft.model.transformer import Transformer
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "weights"
 WEIGHTS = "model.safetensors"

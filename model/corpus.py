@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from .data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout, read_split
+from redraft.model.data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout, read_split
 
 SUFFIXES = {".py": "python", ".rs": "rust", ".go": "go", ".js": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript",
@@ -146,7 +146,7 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
     if sources is not None and not any((Path(sources) / d).is_dir() for d in ("rust", "go", "js")):
         raise CorpusError(f"{sources}: no rust/, go/ or js/ (run model/sources/fetch.sh {sources} first)")
     if carried is not None and not Path(carried).is_file():
-        raise CorpusError(f"{carried}: no such pack (write one with `python -m model.carry`)")
+        raise CorpusError(f"{carried}: no such pack (write one with `python -m redraft.model.carry`)")
     out_dir.mkdir(parents=True, exist_ok=True)
     langs: dict[str, dict] = {}
     seen_text: set[str] = set()

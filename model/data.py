@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .tokenizer import Tokenizer
+from redraft.model.tokenizer import Tokenizer
 
 CANVAS_BUCKETS = (16, 32, 64, 128)   # canvas lengths the planner asks for (lsp_server plans the same)
 MAX_FILE_BYTES = 400_000             # generated tables and vendored blobs teach little
@@ -255,7 +255,7 @@ def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int
     seed; workers = 0: in this process (two CPU cores have none to spare). `examples(seed)`: the
     example stream (default: example_stream over texts; model/edits.py mixes in next-edit rows)."""
     import torch
-    from .objective import collate
+    from redraft.model.objective import collate
 
     class Batches(torch.utils.data.IterableDataset):
         def __iter__(self):

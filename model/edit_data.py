@@ -7,7 +7,7 @@ the cursor), or None where the file offers nothing for it. `case_from_steps` (mo
 one case from them: the first k steps are the history, the rest is what is due.
 
 Propagations (the same change at several places; sites are whole lines, identifiers found by
-tree-sitter, lsp_server/syntax/languages.py, so strings and comments are left alone):
+tree-sitter, lsp_server/engine/syntax/languages.py, so strings and comments are left alone):
 - rename: an identifier (or attribute name) used >= 3 times in the window, renamed line by line;
 - literal: a distinctive literal (a number of 2+ digits, a float, a string of 3+ characters) or a
   dotted attribute path on 2+ lines, changed on each;
@@ -39,9 +39,15 @@ import builtins
 import keyword
 import random
 import re
+from typing import TYPE_CHECKING, Iterator
 
-from .edits import Step, EditCase, case_from_steps, line_hunk
-from .edit_sites import close_paren, Site, scan, _offset, apply_sites, _order, _replace_sites, new_name, distinctive, new_literal, _WORDS, _COMMENT
+from redraft.model.edit_sites import close_paren, Site, scan, _offset, apply_sites, _order, _replace_sites, new_name, distinctive, new_literal, _WORDS, _COMMENT
+from redraft.model.edits import Step, EditCase, case_examples, case_from_steps, line_hunk
+
+if TYPE_CHECKING:
+    from redraft.model.data import Example
+    from redraft.model.tokenizer import Tokenizer
+
 KINDS = {"rename": 0.21, "literal": 0.12, "param": 0.08, "wrap": 0.07, "kwarg": 0.07, "decorator": 0.03,
          "fill": 0.12, "noise_none": 0.07, "noise_done": 0.09, "noise_comment": 0.05, "noise_line": 0.05,
          "noise_single": 0.04}
@@ -492,3 +498,38 @@ def sample_case(text: str, rng: random.Random, kind: str, lang: str = "python", 
             return c
         first = first or c
     return first
+
+
+# ----------------------------------------------------------------------------- training streams
+
+def edit_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int, lang: str = "python") -> Iterator[Example]:
+    """Next-edit training rows forever (mirrors model/data.py's example_stream): a generator kind
+    drawn by its weight (model/edit_data.py KINDS), tried on up to 8 random files before another
+    kind is drawn, so the shares hold even where a kind rarely applies."""
+    rng = random.Random(seed)
+    while True:
+        kind = pick_kind(rng)
+        for _ in range(8):
+            i = rng.randrange(len(texts))
+            case = sample_case(texts[i], rng, kind, lang=lang, file_id=f"train:{i}")
+            ex = case_examples(tok, case, rng, seq_len) if case is not None else None
+            if ex is not None:
+                yield ex
+                break
+
+
+def mixed_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int, edit_share: float) -> Iterator[Example]:
+    """FIM rows (model/data.py) with a share `edit_share` of next-edit rows, each from its own stream."""
+    from redraft.model.data import example_stream
+    rng = random.Random(seed * 31 + 7)
+    fim, edits = example_stream(texts, tok, seq_len, seed), edit_stream(texts, tok, seq_len, seed + 99991)
+    while True:
+        yield next(edits) if rng.random() < edit_share else next(fim)
+
+
+def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0,
+                 edit_share: float = 0.0):
+    """model/data.py's batch_stream over mixed_stream (`redraft train --edit-share`)."""
+    from redraft.model import data
+    return data.batch_stream(texts, tok, seq_len, batch_size, seed, workers,
+                             examples=lambda s: mixed_stream(texts, tok, seq_len, s, edit_share))

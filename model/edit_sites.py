@@ -1,6 +1,6 @@
 """Where a synthetic edit can happen (model/edit_data.py's generators use these): the scan of a
 file's window for identifiers, literals and attribute paths by line (tree-sitter where a grammar
-exists, lsp_server/syntax/languages.py, else regexes), line-level sites and the user's steps through
+exists, lsp_server/engine/syntax/languages.py, else regexes), line-level sites and the user's steps through
 them, and new names and literal values that look like a programmer's."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .edits import Step
+from redraft.model.edits import Step
 
 
 _WORDS = ("value item count total index result data name key path node size offset buffer config state items "
@@ -64,7 +64,7 @@ def scan(text: str, lang: str = "python") -> Scan:
     lines = text.split("\n")
     names, literals, paths, calls = {}, {}, {}, {}
     try:
-        from lsp_server.syntax.languages import language_for
+        from redraft.engine.syntax.languages import language_for
         lg = language_for(lang)
     except ImportError:
         lg = None

@@ -58,7 +58,7 @@ MAX_HISTORY); the prefix then gets 60% of the rest and the suffix the remainder 
 other what it does not use), trimmed at line boundaries: the prefix from its start, the suffix
 from its end. Special-token strings inside the text stay text (the tokenizer never emits them).
 
-The synthetic edit sequences are in model/edit_data.py; `edit_stream` turns them into training rows
+The synthetic edit sequences are in model/edit_data.py, whose `edit_stream` turns them into training rows
 (`redraft train --edit-share S` mixes them with FIM rows), bench/next_edit.py scores predictors on
 the held-out split.
 """
@@ -66,11 +66,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Iterator
 
-from .data import Example
-from .hunks import answer_ids, edit_hunks
-from .tokenizer import Tokenizer
+from redraft.model.data import Example
+from redraft.model.hunks import answer_ids, edit_hunks
+from redraft.model.tokenizer import Tokenizer
 
 REGION_LINES = 10      # lines in the region (see the module docstring: 384-token rows)
 MAX_HISTORY = 5        # edits shown at most (newest kept)
@@ -233,7 +232,7 @@ def history_pair(before: str, after: str) -> tuple[str, str]:
 
 
 def history_of(steps: list[Step]) -> list[tuple[str, str]]:
-    """The steps' edits as the server records them (lsp_server/next_edit/history.py): an edit whose
+    """The steps' edits as the server records them (lsp_server/engine/next_edit/history.py): an edit whose
     old lines overlap or touch the previous edit's new lines merges into it (a word typed, then the
     next line: one hunk from the earlier before to the text now); a merged edit that undid itself
     goes. Moves are skipped."""
@@ -319,39 +318,3 @@ def case_examples(tok: Tokenizer, case: EditCase, rng: random.Random, seq_len: i
         return edit_example(tok, task_for(text, case.target_line, 0, case.task.history), case.target_region, rng, seq_len)
     target = case.task.region if case.category == "jump" else case.target_region
     return edit_example(tok, case.task, target, rng, seq_len)
-
-
-# ----------------------------------------------------------------------------- training streams
-
-def edit_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int, lang: str = "python") -> Iterator[Example]:
-    """Next-edit training rows forever (mirrors model/data.py's example_stream): a generator kind
-    drawn by its weight (model/edit_data.py KINDS), tried on up to 8 random files before another
-    kind is drawn, so the shares hold even where a kind rarely applies."""
-    from .edit_data import sample_case, pick_kind
-    rng = random.Random(seed)
-    while True:
-        kind = pick_kind(rng)
-        for _ in range(8):
-            i = rng.randrange(len(texts))
-            case = sample_case(texts[i], rng, kind, lang=lang, file_id=f"train:{i}")
-            ex = case_examples(tok, case, rng, seq_len) if case is not None else None
-            if ex is not None:
-                yield ex
-                break
-
-
-def mixed_stream(texts: list[str], tok: Tokenizer, seq_len: int, seed: int, edit_share: float) -> Iterator[Example]:
-    """FIM rows (model/data.py) with a share `edit_share` of next-edit rows, each from its own stream."""
-    from .data import example_stream
-    rng = random.Random(seed * 31 + 7)
-    fim, edits = example_stream(texts, tok, seq_len, seed), edit_stream(texts, tok, seq_len, seed + 99991)
-    while True:
-        yield next(edits) if rng.random() < edit_share else next(fim)
-
-
-def batch_stream(texts: list[str], tok: Tokenizer, seq_len: int, batch_size: int, seed: int, workers: int = 0,
-                 edit_share: float = 0.0):
-    """model/data.py's batch_stream over mixed_stream (`redraft train --edit-share`)."""
-    from . import data
-    return data.batch_stream(texts, tok, seq_len, batch_size, seed, workers,
-                             examples=lambda s: mixed_stream(texts, tok, seq_len, s, edit_share))

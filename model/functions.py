@@ -35,7 +35,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from .data import read_split
+from redraft.model.data import read_split
 
 # names a self-contained function may load besides its own and the builtins -> the import they need
 STD_NAMES = {

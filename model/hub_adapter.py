@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer as HFTokenizer
 
-from .hub import MASK_NAMES, Family, HubError, mask_candidates
+from redraft.model.hub import MASK_NAMES, Family, HubError, mask_candidates
 
 FILLERS = ("<|endoftext|>", "<|dlm_pad|>", "<|im_end|>", "<|eot_id|>", "<|eos|>", "</s>")
 BOS = ("<|beginoftext|>", "<|startoftext|>")
@@ -128,7 +128,7 @@ class Adapter:
 
 def open_model(directory, device: str = "cpu", dtype: str | None = None):
     """(HubModel, Adapter) of a hub-format directory; HubError with one line when it cannot serve."""
-    from .hub import load, recognise
+    from redraft.model.hub import load, recognise
     fam, cfg = recognise(directory)
     tok = HubTokenizer(Path(directory) / "tokenizer.json", fam, cfg)   # before the weights: fails fast
     hm = load(directory, device=device, dtype=dtype)

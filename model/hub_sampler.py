@@ -20,9 +20,9 @@ from typing import Callable
 
 import torch
 
-from .hub import HubModel
-from .hub_adapter import Adapter
-from .sampler import EFFORTS, Effort, SampleResult, check_cancelled, choose_commits, pick
+from redraft.model.hub import HubModel
+from redraft.model.hub_adapter import Adapter
+from redraft.model.sampler import EFFORTS, Effort, SampleResult, check_cancelled, choose_commits, pick
 
 REFRESH = 4            # default: context keys/values recomputed every 4th step (1: exact)
 DREAMON_START = 8      # DreamOn: the canvas starts with this many masks (at most the plan's length)

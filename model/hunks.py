@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from typing import Callable, Iterator
 
-from .tokenizer import Tokenizer
+from redraft.model.tokenizer import Tokenizer
 
 ANSWER_AFTER = "<|edit_region_end|>"   # the token the answer follows (model/objective.py answer_id)
 

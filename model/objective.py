@@ -41,7 +41,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .transformer import Transformer, context_canvas_mask
+from redraft.model.transformer import Transformer, context_canvas_mask
 
 
 def collate(examples, pad_id: int, seq_len: int):

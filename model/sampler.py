@@ -17,12 +17,12 @@ from typing import Callable
 
 import torch
 
-import kernels
-from kernels.ops.logits_decision import decide_logits
+from redraft import kernels
+from redraft.kernels.ops.logits_decision import decide_logits
 
-from .data import fim_context
-from .tokenizer import Tokenizer
-from .transformer import KV, Transformer
+from redraft.model.data import fim_context
+from redraft.model.tokenizer import Tokenizer
+from redraft.model.transformer import KV, Transformer
 
 
 @dataclass(frozen=True)

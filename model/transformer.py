@@ -18,9 +18,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import kernels
+from redraft import kernels
 
-from .config import ModelConfig
+from redraft.model.config import ModelConfig
 
 KV = tuple[torch.Tensor, torch.Tensor]  # (k, v), each (B, n_kv_heads, T, head_dim)
 

@@ -16,5 +16,5 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 @pytest.fixture(scope="session")
 def shipped():
     """The real shipped checkpoint (model/weights), loaded once for the session."""
-    from model import checkpoint
+    from redraft.model import checkpoint
     return checkpoint.load()

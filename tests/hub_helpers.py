@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import save_file
 from tokenizers import AddedToken
 
-from model.tokenizer import build_hf_tokenizer
+from redraft.model.tokenizer import build_hf_tokenizer
 
 VOCAB = 300          # the model's embedding rows
 SPECIALS = {

@@ -18,12 +18,12 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-import kernels  # noqa: E402
-from kernels import dispatch  # noqa: E402
-from kernels.ops import canvas_attention as attn_op  # noqa: E402
-from kernels.ops import logits_decision as logits_op  # noqa: E402
-from kernels.ops import rms_norm as rms_op  # noqa: E402
-from kernels.ops import rope as rope_op  # noqa: E402
+from redraft import kernels  # noqa: E402
+from redraft.kernels import dispatch  # noqa: E402
+from redraft.kernels.ops import canvas_attention as attn_op  # noqa: E402
+from redraft.kernels.ops import logits_decision as logits_op  # noqa: E402
+from redraft.kernels.ops import rms_norm as rms_op  # noqa: E402
+from redraft.kernels.ops import rope as rope_op  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERPRET = os.environ.get("TRITON_INTERPRET", "") not in ("", "0")

@@ -1,5 +1,5 @@
 """Shared pieces of the language-server tests: the real `redraft serve` as a subprocess over stdio,
-driven by pytest-lsp (or, for raw bytes, by lsp_server.jsonrpc_stdio)."""
+driven by pytest-lsp (or, for raw bytes, by redraft.lsp.stdio_client)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-SERVE = [sys.executable, "-m", "lsp_server.cli", "serve"]
+SERVE = [sys.executable, "-m", "redraft", "serve"]
 # one torch thread: the test machine is small and busy. "syntax": False: the protocol tests assert that
 # an item comes back, and with syntax-aware truncation that depends on the model's quality (a
 # candidate that cannot be cut to a clean parse answers empty, by design); the syntax path has its
@@ -109,9 +109,9 @@ def messages(client: LanguageClient, needle: str) -> list[str]:
 
 
 def raw_session(uri: str, text: str):
-    """The real server through the raw client (lsp_server.jsonrpc_stdio), initialized with one torch
+    """The real server through the raw client (redraft.lsp.stdio_client), initialized with one torch
     thread and no capabilities, `text` open at `uri`: for tests that write exact bytes."""
-    from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+    from redraft.lsp.stdio_client import JsonRpcStdioClient
     c = JsonRpcStdioClient()
     c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
                              "initializationOptions": {"threads": 1}})

@@ -1,4 +1,4 @@
-"""`lsp_server.apply.merge`: lazy edit snippets applied to real files (the CLI: test_apply_cli.py)."""
+"""`redraft.engine.apply.merge`: lazy edit snippets applied to real files (the CLI: test_apply_cli.py)."""
 import argparse
 import ast
 import difflib
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.apply import MAX_BYTES, is_marker, merge
+from redraft.engine.apply import MAX_BYTES, is_marker, merge
 
 M = "# ... existing code ..."
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8")

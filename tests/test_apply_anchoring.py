@@ -1,4 +1,4 @@
-"""Where apply's merge puts a fragment anchored by lines (lsp_server/apply/anchors.py): the choices
+"""Where apply's merge puts a fragment anchored by lines (lsp_server/engine/apply/anchors.py): the choices
 that the benchmark's real edits taught it, each on real code (the standard library's modules) or a
 module written like the benchmark's failures."""
 import argparse
@@ -8,8 +8,8 @@ import random
 import textwrap
 from pathlib import Path
 
-from lsp_server.apply import merge
-from lsp_server.apply.anchors import _kept, _worth
+from redraft.engine.apply import merge
+from redraft.engine.apply.anchors import _kept, _worth
 
 M = "# ... existing code ..."
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8").split("\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.apply import merge
+from redraft.engine.apply import merge
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8")
@@ -23,7 +23,7 @@ def ok(original, snippet, language="python"):
 
 
 def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "lsp_server.cli", "apply", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "redraft", "apply", *map(str, args)], cwd=ROOT,
                           capture_output=True, input=stdin, timeout=120)
 
 

@@ -1,4 +1,4 @@
-"""`lsp_server.apply.merge` and `redraft apply` on awkward input: CRLF files, files without a final
+"""`redraft.engine.apply.merge` and `redraft apply` on awkward input: CRLF files, files without a final
 newline, tab-indented files with space-indented snippets, non-ASCII text; every refusal the merge can
 give (one test per reason, naming the fragment or definition); and bad input (empty snippet, markers
 only, binary data, a 10 MB file, a snippet in another language) through both the function and the CLI,
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.apply import MAX_BYTES, merge
+from redraft.engine.apply import MAX_BYTES, merge
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).resolve().parent / "apply_fixtures"
@@ -290,7 +290,7 @@ def test_snippet_in_another_language_is_refused(lang, snippet):
 # --- bad input through the CLI: refused, file untouched (bytes, mtime, no temp file) ------------
 
 def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "lsp_server.cli", "apply", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "redraft", "apply", *map(str, args)], cwd=ROOT,
                           capture_output=True, input=stdin, timeout=60)
 
 

@@ -1,4 +1,4 @@
-"""Every snippet shape of `lsp_server.apply.merge` in each of its five languages, on full-size files
+"""Every snippet shape of `redraft.engine.apply.merge` in each of its five languages, on full-size files
 (tests/apply_fixtures, plus the VS Code extension and stdlib modules): lazy fragments between markers,
 a complete new version of one definition, a new definition placed by a marker, deletion inside a
 fragment versus omission between fragments, and property tests over random function-level edits.
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.apply import merge
-from lsp_server.syntax.languages import language_for
+from redraft.engine.apply import merge
+from redraft.engine.syntax.languages import language_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).resolve().parent / "apply_fixtures"
@@ -54,7 +54,7 @@ SNIPPETS = _sections((FIX / "snippets.txt").read_text(encoding="utf-8"))
 
 
 def test_fixtures_parse_cleanly_and_are_full_size():
-    from lsp_server.apply.definitions import _error_count
+    from redraft.engine.apply.definitions import _error_count
     for lang, text in SRC.items():
         assert _error_count(language_for(lang), text) == 0, lang
         assert 150 <= len(text.splitlines()) <= 400, lang

@@ -239,7 +239,7 @@ def test_metrics():
 
 @pytest.fixture(scope="module")
 def engine():
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     return Engine(None, threads=2)
 
 

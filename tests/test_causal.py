@@ -5,9 +5,9 @@ import copy
 import pytest
 import torch
 
-from model import causal
-from model.data import fim_context
-from model.sampler import Cancelled, ContextCache
+from redraft.model import causal
+from redraft.model.data import fim_context
+from redraft.model.sampler import Cancelled, ContextCache
 
 PREFIX = "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    "
 SUFFIX = "\n\n\nprint(mean([1, 2, 3]))\n"

@@ -4,9 +4,9 @@ import socket
 import pytest
 import torch
 
-from model import checkpoint
-from model.config import preset
-from model.transformer import Transformer
+from redraft.model import checkpoint
+from redraft.model.config import preset
+from redraft.model.transformer import Transformer
 
 
 def _tiny(shipped, seed=3):
@@ -103,7 +103,7 @@ def test_average_is_the_weighted_mean_and_refuses_mismatches(tmp_path, shipped):
     assert not torch.equal(mean.state_dict()["tok_emb.weight"], a.state_dict()["tok_emb.weight"])
 
     # through the console script: equal weights by default, written as a loadable checkpoint
-    from lsp_server.cli import main
+    from redraft.main import main
     assert main(["average", str(tmp_path / "m"), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
     back = checkpoint.load(tmp_path / "m").model
     assert torch.allclose(back.state_dict()["tok_emb.weight"],

@@ -52,8 +52,8 @@ def repo(tmp_path: Path) -> Path:
         sh(r, "git", *args)
     (r / "users.py").write_text(USERS)
     (r / "app.py").write_text(APP)
-    (r / "lsp_server").mkdir()           # a module of the bot's own name in the repository under review
-    (r / "lsp_server" / "__init__.py").write_text("raise SystemExit('the repository code ran')\n")
+    (r / "redraft").mkdir()           # a module of the bot's own name in the repository under review
+    (r / "redraft" / "__init__.py").write_text("raise SystemExit('the repository code ran')\n")
     sh(r, "git", "add", ".")
     sh(r, "git", "commit", "-qm", "base")
     sh(r, "git", "checkout", "-q", "-b", "rename")

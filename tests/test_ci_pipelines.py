@@ -10,7 +10,7 @@ from unittest import mock
 
 import yaml
 
-from lsp_server.ci import cli
+from redraft.ci import main as cli
 
 CI = Path(__file__).resolve().parents[1] / "editors" / "ci"
 

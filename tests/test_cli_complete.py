@@ -3,7 +3,7 @@ import json
 import subprocess
 import sys
 
-CMD = [sys.executable, "-m", "lsp_server.cli", "complete"]
+CMD = [sys.executable, "-m", "redraft", "complete"]
 
 
 def run(*args):

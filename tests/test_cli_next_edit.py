@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.convert import LineIndex, to_next_edit
-from lsp_server.next_edit.cli import main, parse_history
+from redraft.lsp.convert import LineIndex, to_next_edit
+from redraft.cli.next_edit import main
+from redraft.engine.next_edit.history import parse_history
 
 ROOT = Path(__file__).resolve().parents[1]
 UNICODE = 'def grüße(name):\n    """Sagt 🙂 hallo."""\n    text = "héllo 🙂 " + nme\n    return text\n'
@@ -24,15 +25,15 @@ UNICODE = 'def grüße(name):\n    """Sagt 🙂 hallo."""\n    text = "héllo �
 
 @pytest.fixture(scope="module")
 def engine():
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     return Engine(None, threads=1)
 
 
 @pytest.fixture
 def cli(engine, monkeypatch, capsys):
     """main() in this process with the module's engine (the subprocess test loads its own)."""
-    import lsp_server.pipeline
-    monkeypatch.setattr(lsp_server.pipeline, "Engine", lambda model=None, **kw: engine)
+    from redraft.engine import pipeline
+    monkeypatch.setattr(pipeline, "Engine", lambda model=None, **kw: engine)
 
     def run(*args: str) -> tuple[int, str, str]:
         rc = main([str(a) for a in args])
@@ -42,7 +43,7 @@ def cli(engine, monkeypatch, capsys):
 
 
 def expected(engine, text: str, line: int, col: int, history, file: Path) -> dict:
-    from lsp_server.next_edits import predict_at
+    from redraft.engine.next_edit.window import predict_at
     offset = sum(len(l) + 1 for l in text.split("\n")[:line]) + col
     edit, _ = predict_at(engine, text, offset, history, str(file), "low")
     return {"edits": [] if edit is None else [to_next_edit(edit, LineIndex(text, "utf-32"))]}
@@ -58,7 +59,7 @@ def apply_code_points(text: str, edit: dict) -> str:
 def test_the_command_prints_one_json_object(tmp_path: Path):
     src = tmp_path / "shlex_copy.py"
     shutil.copy(Path(shlex_path()), src)
-    proc = subprocess.run([sys.executable, "-m", "lsp_server.cli", "next-edit", str(src), "--line", "40", "--col", "4"],
+    proc = subprocess.run([sys.executable, "-m", "redraft", "next-edit", str(src), "--line", "40", "--col", "4"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "OMP_NUM_THREADS": "1"})  # a busy test machine
     assert proc.returncode == 0, proc.stderr
@@ -100,7 +101,7 @@ def test_history_diffs_are_read_oldest_first(cli, engine, tmp_path: Path):
 def test_columns_count_code_points(cli, engine, tmp_path: Path):
     src = tmp_path / "grüße.py"
     src.write_text(UNICODE, encoding="utf-8")
-    from lsp_server.next_edits import predict_at
+    from redraft.engine.next_edit.window import predict_at
     for line, col in ((2, 4), (2, len(UNICODE.split("\n")[2]))):
         rc, out, err = cli(src, "--line", line, "--col", col)
         assert rc == 0, err
@@ -114,7 +115,7 @@ def test_columns_count_code_points(cli, engine, tmp_path: Path):
 
 def test_columns_are_code_points_after_astral_characters(cli, engine, tmp_path: Path, monkeypatch):
     """Model-free: the predictor's edit replaces `nme`, after "é" and "🙂" on its line."""
-    from lsp_server.next_edit.predict import NextEdit
+    from redraft.engine.next_edit.predict import NextEdit
     at = UNICODE.index("nme")
     edit = NextEdit(at, at + 3, "name", 0, 4, UNICODE.replace("nme", "name").rstrip("\n"), 0.9, 2)
     monkeypatch.setattr(engine, "next_edit", lambda *a, **k: (edit, 2))

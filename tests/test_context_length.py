@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from lsp_server.pipeline import Engine, Request
-from lsp_server.settings import parse_settings
-from model import checkpoint
-from model.config import preset
-from model.transformer import Transformer
+from redraft.engine.pipeline import Engine, Request
+from redraft.engine.settings import parse_settings
+from redraft.model import checkpoint
+from redraft.model.config import preset
+from redraft.model.transformer import Transformer
 
 _FILE = Path(textwrap.__file__).read_text()
 _AT = _FILE.index("\n", len(_FILE) // 2) + 1

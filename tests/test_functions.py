@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from model import checkpoint
-from model.data import build_corpus, read_split
-from model.functions import RULES, build_mix, extract, pseudo_module
+from redraft.model import checkpoint
+from redraft.model.data import build_corpus, read_split
+from redraft.model.functions import RULES, build_mix, extract, pseudo_module
 
 SOURCE = '''
 import os
@@ -235,7 +235,7 @@ def test_a_mix_without_functions_is_a_clear_error(tmp_path):
 
 def test_train_cli_builds_the_mix_then_stops_at_zero_steps(tmp_path):
     corpus = _corpus(tmp_path)
-    run = [sys.executable, "-m", "lsp_server.cli", "train", "--build-mix", "--mix-from", str(corpus),
+    run = [sys.executable, "-m", "redraft", "train", "--build-mix", "--mix-from", str(corpus),
            "--data", str(tmp_path / "mix"), "--out", str(tmp_path / "run"), "--steps", "0", "--threads", "1",
            "--init", str(checkpoint.DEFAULT_DIR)]
     r = subprocess.run(run, capture_output=True, text=True, timeout=300)

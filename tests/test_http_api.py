@@ -29,7 +29,7 @@ def free_port() -> int:
 
 def start(*extra: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "lsp_server.cli", "serve", "--http", f"127.0.0.1:{port}", *extra],
+    proc = subprocess.Popen([sys.executable, "-m", "redraft", "serve", "--http", f"127.0.0.1:{port}", *extra],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
     base = f"http://127.0.0.1:{port}"
@@ -69,8 +69,8 @@ def client(server):
 @pytest.fixture(scope="module")
 def expected():
     """The engine in this process: the text to insert between PREFIX and SUFFIX."""
-    from lsp_server.http.app import _complete
-    from lsp_server.pipeline import Engine
+    from redraft.http.app import _complete
+    from redraft.engine.pipeline import Engine
     engine = Engine(None, threads=1)
     return _complete(engine, (PREFIX, SUFFIX, "low", 32, "python"), None, None)
 
@@ -227,7 +227,7 @@ def test_an_api_key_is_required_when_set_and_compared():
 
 
 def test_a_non_loopback_bind_without_a_key_is_refused():
-    p = subprocess.run([sys.executable, "-m", "lsp_server.cli", "serve", "--http", f"0.0.0.0:{free_port()}"],
+    p = subprocess.run([sys.executable, "-m", "redraft", "serve", "--http", f"0.0.0.0:{free_port()}"],
                        cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env={k: v for k, v in os.environ.items() if k != "REDRAFT_API_KEY"})
     assert p.returncode == 2 and "API key" in p.stderr
@@ -237,8 +237,8 @@ def test_beside_the_language_server_the_api_uses_its_engine():
     """`redraft serve --stdio --http`: an editor's language server and the HTTP API in one process
     on one engine: the API waits for the editor's initialize, then answers as the editor's
     completion does for the same text."""
-    from lsp_server.convert import LineIndex
-    from lsp_server.jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
+    from redraft.lsp.convert import LineIndex
+    from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     client = JsonRpcStdioClient(SERVE_CMD + ["--stdio", "--http", f"127.0.0.1:{port}"], timeout=120)

@@ -11,7 +11,7 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from hub_helpers import VOCAB, dream_dir, llada_dir
-from model.hub import HubError, estimate_bytes, load, recognise
+from redraft.model.hub import HubError, estimate_bytes, load, recognise
 
 
 def tokenizer(path: Path, n: int) -> None:

@@ -15,11 +15,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from hub_helpers import dream_dir, llada_dir
 from lsp_helpers import RETURN_POS, SAMPLE, SERVE, configure, inline, messages, model_ready, open_doc, start, stats, until
-from model import hub_sampler
-from model.hub import HubError
-from model.hub_adapter import open_model
-from model.hub_sampler import _Canvas, _context_kv, _hidden
-from model.sampler import Cancelled
+from redraft.model import hub_sampler
+from redraft.model.hub import HubError
+from redraft.model.hub_adapter import open_model
+from redraft.model.hub_sampler import _Canvas, _context_kv, _hidden
+from redraft.model.sampler import Cancelled
 
 MAKERS = {"dream": dream_dir, "dreamon": lambda t: dream_dir(t, kind="dreamon"), "llada": llada_dir,
           "open-dcoder": lambda t: dream_dir(t, kind="open-dcoder")}
@@ -116,7 +116,7 @@ async def client(lsp_client: LanguageClient):
 
 
 def in_process(d: Path) -> str:
-    from lsp_server.pipeline import Engine, Request
+    from redraft.engine.pipeline import Engine, Request
     threads = torch.get_num_threads()
     try:
         engine = Engine(str(d), device="cpu", threads=1, precision="fp32")
@@ -158,7 +158,7 @@ def test_the_cli_completes_with_a_hub_model_and_refuses_a_broken_one(tmp_path):
     d, _ = llada_dir(tmp_path)
     src = tmp_path / "m.py"
     src.write_text(PREFIX + SUFFIX)
-    cmd = [sys.executable, "-m", "lsp_server.cli", "complete", str(src), "2", str(len("    return ") + 1),
+    cmd = [sys.executable, "-m", "redraft", "complete", str(src), "2", str(len("    return ") + 1),
            "--model", str(d), "--json", "--effort", "instant"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

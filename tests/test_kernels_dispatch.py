@@ -18,9 +18,9 @@ from kernel_helpers import (  # noqa: F401  (sets TRITON_INTERPRET before triton
 def test_references_match_the_model_bitwise():
     """Wiring kernels.* into the model must not change its CPU outputs: the references are exactly
     the model's current computations."""
-    from model.config import ModelConfig
-    from model.sampler import pick
-    from model.transformer import RMSNorm, Transformer, apply_rope, rope_tables
+    from redraft.model.config import ModelConfig
+    from redraft.model.sampler import pick
+    from redraft.model.transformer import RMSNorm, Transformer, apply_rope, rope_tables
 
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 5, 64, generator=g).bfloat16()

@@ -1,6 +1,6 @@
-"""lsp_server/lint.py: pyflakes findings per candidate line, on real tree-sitter trees."""
-from lsp_server.infill import resolve_tree
-from lsp_server.lint import MAX_CHECKED_CHARS, problems
+"""lsp_server/engine/lint.py: pyflakes findings per candidate line, on real tree-sitter trees."""
+from redraft.engine.infill import resolve_tree
+from redraft.engine.lint import MAX_CHECKED_CHARS, problems
 
 DOC = ('import os\n\n\ndef split(s):\n    """Two halves."""\n    \n    return a + b\n\n\n'
        'def other():\n    return os.sep + undefined_elsewhere\n')

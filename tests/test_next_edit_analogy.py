@@ -1,6 +1,6 @@
-"""Next edits by analogy (lsp_server/next_edit/analogy.py): the last edit read as a rule and
+"""Next edits by analogy (lsp_server/engine/next_edit/analogy.py): the last edit read as a rule and
 carried to the lines it fits, each kind on the code it is meant for, and the silences."""
-from lsp_server.next_edit.analogy import CONFIRMED, UNCONFIRMED, fill, propose, rule_from
+from redraft.engine.next_edit.analogy import CONFIRMED, UNCONFIRMED, fill, propose, rule_from
 
 
 def after(text: str, line: int, history, size: int = 10) -> str | None:

@@ -13,16 +13,16 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from model.data import build_corpus
-from model.edit_data import KINDS, NOISE, PROPAGATIONS, sample_case, to_fill
-from model.edits import (EDIT_ANSWER, REGION_LINES, case_from_steps, context_budget, edit_context, edit_example,
-                         edit_stream, history_pair, line_hunk, region_lines, task_for)
-from model.hunks import (ANSWER_AFTER, answer_ids, answer_markers, apply_hunks, block_guide, changed_tokens,
+from redraft.model.data import build_corpus
+from redraft.model.edit_data import KINDS, NOISE, PROPAGATIONS, edit_stream, sample_case, to_fill
+from redraft.model.edits import (EDIT_ANSWER, REGION_LINES, case_from_steps, context_budget, edit_context, edit_example,
+                         history_pair, line_hunk, region_lines, task_for)
+from redraft.model.hunks import (ANSWER_AFTER, answer_ids, answer_markers, apply_hunks, block_guide, changed_tokens,
                          changed_weights, edit_hunks, parse_answer)
-from model.tokenizer import Tokenizer
+from redraft.model.tokenizer import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
-PY_FILES = [Path(textwrap.__file__), Path(shlex.__file__), ROOT / "model" / "data.py", ROOT / "lsp_server" / "pipeline.py"]
+PY_FILES = [Path(textwrap.__file__), Path(shlex.__file__), ROOT / "model" / "data.py", ROOT / "lsp_server" / "engine" / "pipeline.py"]
 EDIT_CATEGORIES = {"below", "above", "cursor", "jump"}
 
 
@@ -143,7 +143,7 @@ def run(items):
 
 
 def test_rename_target_renames_the_next_occurrences():
-    from model.edit_data import gen_rename
+    from redraft.model.edit_data import gen_rename
     seen = 0
     for seed in range(60):
         steps = gen_rename(CODE, random.Random(seed))
@@ -161,7 +161,7 @@ def test_rename_target_renames_the_next_occurrences():
 
 
 def test_fill_in_completes_the_partial_line():
-    from model.edit_data import gen_rename
+    from redraft.model.edit_data import gen_rename
     done = 0
     for seed in range(30):
         rng = random.Random(seed)
@@ -403,7 +403,7 @@ def test_bench_jump_scoring_through_predict_anywhere(tok, texts):
 
 
 def test_history_merges_touching_edits_as_the_server_does():
-    from model.edits import history_of
+    from redraft.model.edits import history_of
     t0 = "a = 1\nb = 2\nc = 3\n\n\nd = 4"
     t1 = t0.replace("a = 1", "a = 10")
     t2 = t1.replace("b = 2", "b = 20")          # the next line: one hunk with the first
@@ -421,7 +421,7 @@ def test_history_merges_touching_edits_as_the_server_does():
 def test_a_parse_error_s_missing_name_is_no_rename_site():
     """tree-sitter fills `for in y:` with a zero-length identifier; scanning skips it (renaming it
     crashed a training run's data stream: runs/nc2) and the generators still work on the file."""
-    from model.edit_sites import scan
+    from redraft.model.edit_sites import scan
     text = "for in y:\n    pass\nfor in y:\n    y = 1\nfor in y:\n    pass\n"
     assert scan(text).names and all(name for name, _ in scan(text).names)
     for seed in range(20):
@@ -452,8 +452,8 @@ def test_block_guide_holds_a_hunks_block_to_runs_of_the_regions_lines(tok):
 def test_token_bench_counts_each_part_of_an_answer(tok):
     """bench/next_edit_tokens.py: the first token, each hunk's block (and its <|edit_after|>), the
     new text's copied and changed tokens (changed_tokens) are counted once each."""
-    from model import checkpoint
-    from model.data import Example
+    from redraft.model import checkpoint
+    from redraft.model.data import Example
     spec = importlib.util.spec_from_file_location("bench_tokens", ROOT / "bench" / "next_edit_tokens.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -1,4 +1,4 @@
-"""The edit history (lsp_server/next_edit/history.py): hunks from didChange texts, coalescing,
+"""The edit history (lsp_server/engine/next_edit/history.py): hunks from didChange texts, coalescing,
 bounds, replay (the acceptance criterion: replaying the recorded hunks on the starting text gives
 the text now), and the server's wiring (`redraft.stats {"uri"}` -> `recentEdits`)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_helpers import SERVE, insert, open_doc, start
-from lsp_server.next_edit.history import EditHistory, replay
+from redraft.engine.next_edit.history import EditHistory, replay
 
 
 class Clock:

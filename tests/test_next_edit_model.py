@@ -1,4 +1,4 @@
-"""Who writes next edits (lsp_server/next_edit/predict.py): analogy first; the model only when its
+"""Who writes next edits (lsp_server/engine/next_edit/predict.py): analogy first; the model only when its
 checkpoint says it was trained in model/edits.py's format (`next_edit` in config.json, set by
 `redraft train --edit-share`). The shipped checkpoint is not (issue 24: no CPU run has learned
 next edits yet, bench/RESULTS.md), so the server never asks it; a checkpoint that says so is asked,
@@ -10,15 +10,15 @@ import dataclasses
 
 import torch
 
-from lsp_server.next_edit.predict import COMPANION, next_edit, next_edit_dir, rewrite, trained_for_next_edits
-from lsp_server.pipeline import Engine
-from model import checkpoint
-from model.config import ModelConfig
-from model import causal
-from model.edits import EDIT_ANSWER, FORMAT, context_budget, edit_context, task_for
-from model.hunks import answer_markers, apply_hunks, parse_answer
-from model.sampler import ContextCache
-from model.transformer import Transformer
+from redraft.engine.next_edit.predict import COMPANION, next_edit, next_edit_dir, rewrite, trained_for_next_edits
+from redraft.engine.pipeline import Engine
+from redraft.model import checkpoint
+from redraft.model.config import ModelConfig
+from redraft.model import causal
+from redraft.model.edits import EDIT_ANSWER, FORMAT, context_budget, edit_context, task_for
+from redraft.model.hunks import answer_markers, apply_hunks, parse_answer
+from redraft.model.sampler import ContextCache
+from redraft.model.transformer import Transformer
 
 TEXT = "def f(a):\n    x = old(a)\n    y = old(a + 1)\n    return x + y\n"
 HISTORY = [("    x = old(a)", "    x = new(a)")]

@@ -3,10 +3,10 @@ model overfits one batch."""
 import pytest
 import torch
 
-from model.config import preset
-from model.data import Example
-from model.objective import collate, loss_fn, noise
-from model.transformer import Transformer
+from redraft.model.config import preset
+from redraft.model.data import Example
+from redraft.model.objective import collate, loss_fn, noise
+from redraft.model.transformer import Transformer
 
 MASK = 1
 
@@ -48,7 +48,7 @@ def test_loss_falls_on_a_tiny_overfit_batch():
 def _reference_loss(m, tokens, n_ctx, n_can, g, ar_weight):
     """The objective written the long way: full-vocabulary log-probabilities at every position, one
     term per loss, each averaged as documented in model/objective.py."""
-    from model.transformer import context_canvas_mask
+    from redraft.model.transformer import context_canvas_mask
     B, T = tokens.shape
     noisy, masked, _ = noise(tokens, n_ctx, n_can, MASK, g)
     h, _ = m(noisy, torch.arange(T).expand(B, T), mask=context_canvas_mask(n_ctx, n_can, T))
@@ -77,7 +77,7 @@ def test_fillers_after_the_first_eom_weigh_filler_weight():
     """--filler-weight: each row's diffusion term is the mean over its masked canvas tokens with the
     <eom> fillers after the canvas's first <eom> weighted filler_weight (the first keeps 1; an <eom>
     in the context, a next-edit answer's, is not the canvas's)."""
-    from model.transformer import context_canvas_mask
+    from redraft.model.transformer import context_canvas_mask
     torch.manual_seed(2)
     EOM = 7
     m = Transformer(preset("tiny")).double()
@@ -110,7 +110,7 @@ def test_a_causal_answer_after_answer_id_is_a_mean_over_the_batchs_answer_tokens
     context-wide next-token mean for a mean over all the batch's answer tokens, weighted by the
     share of rows that have one; a row without answer_id (a FIM row) is unchanged. `answer_weights`
     multiplies single answer tokens' terms (here the second token of the first answer's)."""
-    from model.transformer import context_canvas_mask
+    from redraft.model.transformer import context_canvas_mask
     torch.manual_seed(4)
     ANS, EOM = 9, 7
     m = Transformer(preset("tiny")).double()

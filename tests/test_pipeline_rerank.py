@@ -1,4 +1,4 @@
-"""The higher efforts' rerank in the pipeline (Engine.complete, lsp_server/pipeline.py), with the real
+"""The higher efforts' rerank in the pipeline (Engine.complete, lsp_server/engine/pipeline.py), with the real
 checkpoint, and the dev-lines evaluation that chose it."""
 import gzip
 import json
@@ -6,12 +6,12 @@ import json
 import pytest
 import torch
 
-from lsp_server import devlines
-from lsp_server.infill import plan_infill, postprocess, resolve_tree
-from lsp_server.lint import flaws
-from lsp_server.pipeline import SAMPLE_TEMPERATURE, Engine, Request
-from model import causal
-from model.sampler import EFFORTS
+from redraft.evals import devlines
+from redraft.engine.infill import plan_infill, postprocess, resolve_tree
+from redraft.engine.lint import flaws
+from redraft.engine.pipeline import SAMPLE_TEMPERATURE, Engine, Request
+from redraft.model import causal
+from redraft.model.sampler import EFFORTS
 
 TEXT = "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    \n\n\nprint(mean([1, 2, 3]))\n"
 OFFSET = TEXT.index("    \n\n\n") + 4

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lsp_server.pipeline import Engine, Request
-from model.precision import PRECISIONS, CpuInfo, apply, choose, cpu_info
+from redraft.engine.pipeline import Engine, Request
+from redraft.model.precision import PRECISIONS, CpuInfo, apply, choose, cpu_info
 
 AVX2 = frozenset({"sse4_2", "avx", "avx2", "fma", "f16c"})                  # most laptops and desktops
 AVX512 = AVX2 | {"avx512f", "avx512bw", "avx512vl", "avx512_vnni"}          # e.g. Skylake/Ice Lake servers

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from model.sampler import EFFORTS, Cancelled, ContextCache, generate
+from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, generate
 
 PREFIX = "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    "
 SUFFIX = "\n\n\nprint(mean([1, 2, 3]))\n"
@@ -77,7 +77,7 @@ def test_on_step_reports_drafts(io):
 def test_pick_decides_filler_against_all_content():
     """<eom> is the single most likely token but the content tokens together outweigh it: content."""
     import torch
-    from model.sampler import pick
+    from redraft.model.sampler import pick
     eom = 2
     probs = torch.tensor([[0.0, 0.0, 0.30, 0.25, 0.25, 0.20],    # content 0.70 > filler 0.30
                           [0.0, 0.0, 0.60, 0.20, 0.10, 0.10]])   # filler majority
@@ -108,7 +108,7 @@ def test_fixed_length_and_allowed_tokens(io):
 
 def test_an_explicit_context_is_used_as_it_is(io):
     """Next-edit prediction (model/edits.py) brings its own context layout."""
-    from model.data import fim_context
+    from redraft.model.data import fim_context
     model, tok, pre, suf = io
     same = generate(model, tok, [], [], canvas_len=16, context=fim_context(tok, pre, suf))
     assert same.token_ids == generate(model, tok, pre, suf, canvas_len=16).token_ids

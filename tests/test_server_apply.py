@@ -1,5 +1,5 @@
 """`redraft.applyEdit` against the real server over stdio: it merges a lazy edit snippet into the open
-document (lsp_server.apply.merge) and sends the client a `workspace/applyEdit` with one TextEdit per
+document (redraft.engine.apply.merge) and sends the client a `workspace/applyEdit` with one TextEdit per
 changed hunk for the version it merged; bad arguments, stale versions and refused merges are errors
 and send nothing. The test client answers `workspace/applyEdit` itself and records what it got."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_helpers import CAPABILITIES, SERVE, insert, open_doc, raw_session, start, stats
-from lsp_server.apply import merge
-from lsp_server.convert import apply_change
+from redraft.engine.apply import merge
+from redraft.lsp.convert import apply_change
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -1,4 +1,4 @@
-"""Bad input never takes the server down. A raw JSON-RPC client (lsp_server.jsonrpc_stdio) writes
+"""Bad input never takes the server down. A raw JSON-RPC client (redraft.lsp.stdio_client) writes
 exactly the bytes under test to the real server's stdin; after each case a valid request must
 still be answered."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 import pytest
 
 from lsp_helpers import SAMPLE, raw_session
-from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+from redraft.lsp.stdio_client import JsonRpcStdioClient
 
 URI = "file:///ok.py"
 RETURN = {"line": 2, "character": 11}

@@ -106,15 +106,15 @@ async def test_bad_model_dir_is_reported_and_recoverable(client: LanguageClient,
 
 
 async def test_precision_names_match_the_model():
-    """settings.PRECISIONS spells out model.precision.PRECISIONS (settings do not import torch)."""
-    from lsp_server.settings import PRECISIONS
-    from model.precision import PRECISIONS as MODEL_PRECISIONS
+    """settings.PRECISIONS spells out redraft.model.precision.PRECISIONS (settings do not import torch)."""
+    from redraft.engine.settings import PRECISIONS
+    from redraft.model.precision import PRECISIONS as MODEL_PRECISIONS
     assert PRECISIONS == MODEL_PRECISIONS
 
 
 async def test_effort_names_match_the_sampler():
-    """settings.EFFORT_NAMES spells out model.sampler.EFFORTS (read without importing torch)."""
-    from lsp_server.settings import EFFORT_NAMES
+    """settings.EFFORT_NAMES spells out redraft.model.sampler.EFFORTS (read without importing torch)."""
+    from redraft.engine.settings import EFFORT_NAMES
     tree = ast.parse((Path(__file__).resolve().parents[1] / "model" / "sampler.py").read_text())
     efforts = next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                    and any(getattr(t, "id", None) == "EFFORTS" for t in n.targets))
@@ -122,7 +122,7 @@ async def test_effort_names_match_the_sampler():
 
 
 async def test_context_refresh_default_matches_the_hub_sampler():
-    """settings' contextRefresh default spells out model.hub_sampler.REFRESH (settings do not import torch)."""
-    from lsp_server.settings import Settings
-    from model.hub_sampler import REFRESH
+    """settings' contextRefresh default spells out redraft.model.hub_sampler.REFRESH (settings do not import torch)."""
+    from redraft.engine.settings import Settings
+    from redraft.model.hub_sampler import REFRESH
     assert Settings().context_refresh == REFRESH

@@ -7,7 +7,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_helpers import SERVE, model_ready, start
-from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+from redraft.lsp.stdio_client import JsonRpcStdioClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 RESULT: dict[str, types.InitializeResult] = {}
@@ -52,7 +52,7 @@ async def test_model_loads_in_process_with_progress(client: LanguageClient):
     stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="redraft.stats"))
     assert stats["model"]["state"] == "ready" and stats["model"]["device"] in ("cpu", "cuda")
     # the precision auto chose for this machine's CPU, reported with the CPU and logged at load
-    from model.precision import choose, cpu_info
+    from redraft.model.precision import choose, cpu_info
     cpu = cpu_info()
     assert stats["model"]["precision"] == choose("auto", stats["model"]["device"], cpu.flags)
     assert stats["model"]["cpu"] == cpu.summary() and f"precision {stats['model']['precision']}" in message

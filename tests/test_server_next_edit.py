@@ -2,7 +2,7 @@
 `redraft/nextEdit` (custom requests, advertised as `experimental.redraftNextEdit`), their ranges in
 UTF-16 and UTF-8 sessions, cancellation, staleness, versions, bad params, a 10 MB document.
 
-Edits come from analogy (lsp_server/next_edit/analogy.py; the shipped model is asked only where its config says it was trained for next edits, predict.trained_for_next_edits):
+Edits come from analogy (lsp_server/engine/next_edit/analogy.py; the shipped model is asked only where its config says it was trained for next edits, predict.trained_for_next_edits):
 test_a_rename_is_carried_to_the_next_uses judges one's content.  Where a test needs the edit the
 server should have answered, the same predictor runs in this process on the same text
 (`predict_at`, or `Engine.next_edit` itself on the whole text) and the two must agree.
@@ -20,8 +20,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_helpers import CAPABILITIES, SERVE, configure, insert, messages, model_ready, open_doc, start, stats
-from lsp_server.convert import LineIndex, next_edit_region, plain_json, to_next_edit
-from lsp_server.next_edit.predict import NextEdit
+from redraft.lsp.convert import LineIndex, next_edit_region, plain_json, to_next_edit
+from redraft.engine.next_edit.predict import NextEdit
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 COPILOT, REDRAFT = "textDocument/copilotInlineEdit", "redraft/nextEdit"
@@ -58,7 +58,7 @@ async def utf8_client(lsp_client: LanguageClient):
 @pytest.fixture(scope="module")
 def engine():
     """The same predictor in this process (one thread, like the server in the tests)."""
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     return Engine(None, threads=1)
 
 
@@ -87,7 +87,7 @@ def position(p: dict[str, int]) -> tuple[int, int]:
 
 def applied(text: str, edit: dict[str, Any], encoding: str) -> str:
     """An edit ({range, text}, JSON) applied as a client in `encoding` applies it."""
-    from lsp_server.convert import position_from_json
+    from redraft.lsp.convert import position_from_json
     index = LineIndex(text, encoding)
     a = index.offset(position_from_json(edit["range"]["start"]))
     b = index.offset(position_from_json(edit["range"]["end"]))
@@ -190,7 +190,7 @@ async def test_the_next_edit_is_also_a_code_action(client: LanguageClient):
 async def check_ranges(client: LanguageClient, engine, encoding: str) -> None:
     """The server's edit is the in-process predictor's, its range in `encoding`; applying it gives
     what applying the region (whole lines) gives, and what the predictor's offsets give."""
-    from lsp_server.next_edits import predict_at
+    from redraft.engine.next_edit.window import predict_at
     uri = f"file:///ranges-{encoding}.py"
     open_doc(client, uri, TEXT)
     full = await ask(client, REDRAFT, params(uri, CURSOR, 1))

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from lsp_helpers import SAMPLE, raw_session
-from lsp_server.jsonrpc_stdio import JsonRpcStdioClient
+from redraft.lsp.stdio_client import JsonRpcStdioClient
 
 URI = "file:///robust.py"
 RETURN = {"line": 2, "character": 11}

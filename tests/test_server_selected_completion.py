@@ -8,9 +8,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lsp_helpers import open_doc, ready_client, stats
-from lsp_server.completions import with_selection
-from lsp_server.infill import Plan
-from lsp_server.pipeline import Completion
+from redraft.lsp.completions import with_selection
+from redraft.engine.plan import Plan
+from redraft.engine.pipeline import Completion
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.infill import Plan, plan_infill, postprocess, resolve_tree
-from lsp_server.syntax.plan import SPAN_CANVAS
-from lsp_server.syntax.trees import encode
-from lsp_server.syntax.truncate import broken_at, insertion_errors, span_choose, span_truncate
+from redraft.engine.infill import plan_infill, postprocess, resolve_tree
+from redraft.engine.plan import Plan
+from redraft.engine.syntax.plan import SPAN_CANVAS
+from redraft.engine.syntax.trees import encode
+from redraft.engine.syntax.truncate import broken_at, insertion_errors, span_choose, span_truncate
 
 
 def at(language: str, marked: str):
@@ -96,7 +97,7 @@ def test_plan_in_the_middle_of_a_word(language, doc, scope):
 
 @pytest.fixture(scope="module")
 def engine():
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     return Engine(threads=1)
 
 
@@ -104,8 +105,8 @@ def test_pipeline_fills_holes_across_lines_and_never_adds_errors(engine):
     """Random spans and runs of lines cut from HumanEval's solutions (the shipped checkpoint never
     trained on them): every answer leaves the check window with no more errors than the hole had,
     and the span pass fills holes across lines so that the window has none."""
-    from lsp_server.humaneval import multi_line_tasks, random_span_tasks, spread
-    from lsp_server.pipeline import Request
+    from redraft.evals.humaneval import multi_line_tasks, random_span_tasks, spread
+    from redraft.engine.pipeline import Request
     whole = 0
     for t in spread(random_span_tasks(), 24) + spread(multi_line_tasks(), 12):
         comp = engine.complete(Request(text=t.text, offset=t.offset, uri="file:///span.py"))
@@ -123,8 +124,8 @@ def test_no_span_pass_while_typing_a_line_or_in_a_sound_document(engine):
     """The span pass costs nothing where a line is being typed at its end (the document is broken
     while it is typed) or the document is sound: low's one canvas, at most its 4 steps; at instant
     there is none at all."""
-    from lsp_server.pipeline import Request
-    from model.sampler import EFFORTS
+    from redraft.engine.pipeline import Request
+    from redraft.model.sampler import EFFORTS
     sound = "def mean(xs):\n    total = sum(xs)\n    return total / len(xs)\n\n\nprint(mean([1, 2]))\n"
     typing = "def mean(xs):\n    if len(xs\n        return 0\n    return sum(xs) / len(xs)\n"
     cases = [(sound, sound.index("sum(xs)") + 3), (sound, sound.index("total /") + 5),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.infill import plan_infill, resolve_tree
-from lsp_server.syntax.constraints import HEADER_LENGTHS, header_masks
-from lsp_server.syntax.trees import encode
-from lsp_server.syntax.truncate import insertion_errors
+from redraft.engine.infill import plan_infill, resolve_tree
+from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
+from redraft.engine.syntax.trees import encode
+from redraft.engine.syntax.truncate import insertion_errors
 
 DOC = "def count_neg(xs):\n    n = 0\n    \n        n += 1\n    return n\n"
 CURSOR = DOC.index("    \n") + 4
@@ -42,14 +42,14 @@ def test_insertion_errors_compiles_python():
 
 @pytest.fixture(scope="module")
 def engine():
-    from lsp_server.pipeline import Engine
+    from redraft.engine.pipeline import Engine
     return Engine(threads=1)
 
 
 def test_pipeline_header_is_empty_or_fixes_the_file(engine):
     """Whatever the model proposes for a missing header, the pipeline answers with a line that ends
     with ':' and makes the function compile, or with nothing."""
-    from lsp_server.pipeline import Request
+    from redraft.engine.pipeline import Request
     docs = [DOC,
             "def f(items):\n    out = []\n    \n        out.append(i * 2)\n    return out\n",
             "def g(a, b):\n    \n        return a\n    return b\n"]
@@ -73,7 +73,7 @@ BODY_DOCS = [  # a block just opened whose only statement is missing: the file d
 def test_pipeline_repairs_a_missing_block_body(engine, doc):
     """An answer that leaves the block empty (nothing, or only a comment) is replaced by a statement
     that makes the file compile."""
-    from lsp_server.pipeline import Request
+    from redraft.engine.pipeline import Request
     cursor, doc = doc.index("<|>"), doc.replace("<|>", "")  # on the blank body line, indented
     with pytest.raises(SyntaxError):
         compile(doc, "<doc>", "exec")
@@ -84,8 +84,8 @@ def test_pipeline_repairs_a_missing_block_body(engine, doc):
 
 def test_repair_costs_nothing_when_the_file_is_fine(engine):
     """No candidates (no forward passes) where the document compiles without an insertion."""
-    from lsp_server.infill import plan_infill, resolve_tree
-    from lsp_server.pipeline import Request
+    from redraft.engine.infill import plan_infill, resolve_tree
+    from redraft.engine.pipeline import Request
     doc = "def f(xs):\n    total = 0\n    \n    return total\n"
     cursor = doc.index("    \n") + 4
     tree = resolve_tree(doc, "python", None)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.infill import plan_infill, plan_lines, resolve_tree
-from lsp_server.syntax.plan import BLOCK_CANVAS, DEFINITION_CANVAS, INLINE_CANVAS
+from redraft.engine.infill import plan_infill, resolve_tree
+from redraft.engine.plan import plan_lines
+from redraft.engine.syntax.plan import BLOCK_CANVAS, DEFINITION_CANVAS, INLINE_CANVAS
 
 
 def plan(language: str, marked: str, max_tokens: int = 32):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from lsp_server.evaluate import EngineCompleter, EvalConfig, _parser, summarize
-from lsp_server.settings import Settings, parse_settings
-from lsp_server.syntax import language_for, language_for_uri
+from redraft.evals.evaluate import EngineCompleter, EvalConfig, _parser, summarize
+from redraft.engine.settings import Settings, parse_settings
+from redraft.engine.syntax import language_for, language_for_uri
 
 
 def test_syntax_setting():

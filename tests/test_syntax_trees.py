@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from lsp_server.convert import offset_to_position
-from lsp_server.documents import DocumentStore
-from lsp_server.syntax import SyntaxTree, TreeHandle, language_for
+from redraft.lsp.convert import offset_to_position
+from redraft.lsp.documents import DocumentStore
+from redraft.engine.syntax import SyntaxTree, TreeHandle, language_for
 
 SNIPPETS = {
     "python": 'def area(w, h):\n    """Área."""\n    if w > 0:\n        return w * h  # 😀\n    return 0\n',

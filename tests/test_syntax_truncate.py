@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.infill import plan_infill, plan_lines, postprocess, postprocess_lines, resolve_tree
-from lsp_server.syntax.truncate import balance_brackets, bracket_scan, syntax_truncate
+from redraft.engine.infill import plan_infill, postprocess, postprocess_lines, resolve_tree
+from redraft.engine.plan import plan_lines
+from redraft.engine.syntax.truncate import balance_brackets, bracket_scan, syntax_truncate
 
 
 def finish(language: str, marked: str, candidate: str) -> str:
@@ -105,7 +106,7 @@ def test_brace_block_ends_at_a_dedent_too():
 def test_python_cut_must_compile_where_tree_sitter_is_lenient(doc, piece):
     """`x =` before a statement, `else:` with no block after it: tree-sitter's grammar reports no
     error, CPython does; the truncation refuses such a cut (the file compiled without it)."""
-    from lsp_server.syntax.trees import encode
+    from redraft.engine.syntax.trees import encode
     cursor = doc.index("    \n") + 4
     tree = resolve_tree(doc, "python", None)
     at = len(encode(doc[:cursor]))

@@ -1,7 +1,7 @@
 """The shipped tokenizer round-trips any text and never turns user text into control tokens."""
 from hypothesis import given, settings, strategies as st
 
-from model.tokenizer import SPECIAL_TOKENS
+from redraft.model.tokenizer import SPECIAL_TOKENS
 
 
 @settings(max_examples=300, deadline=None)

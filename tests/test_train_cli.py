@@ -5,8 +5,8 @@ import sys
 import pytest
 import torch
 
-from model import checkpoint
-from model.train import train_precision
+from redraft.model import checkpoint
+from redraft.model.train import train_precision
 
 
 def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
@@ -15,7 +15,7 @@ def test_finetune_on_own_code_writes_a_loadable_checkpoint(tmp_path):
     for i in range(30):
         (code / f"mod{i}.py").write_text(f"def handler_{i}(request):\n    return respond(request, status={200 + i})\n" * 3)
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--init", str(checkpoint.DEFAULT_DIR),
+    r = subprocess.run([sys.executable, "-m", "redraft", "train", "--init", str(checkpoint.DEFAULT_DIR),
                         "--data", str(code), "--out", str(out), "--steps", "3", "--batch-size", "2",
                         "--seq-len", "128", "--log-every", "1", "--eval-batches", "1", "--threads", "1"],
                        capture_output=True, text=True, timeout=300)
@@ -37,7 +37,7 @@ def test_steps_zero_trains_nothing(tmp_path):
     code.mkdir()
     (code / "a.py").write_text("def f(x):\n    return x\n" * 20)
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--data", str(code), "--out", str(out),
+    r = subprocess.run([sys.executable, "-m", "redraft", "train", "--data", str(code), "--out", str(out),
                         "--steps", "0", "--vocab-size", "300", "--threads", "1"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -47,7 +47,7 @@ def test_steps_zero_trains_nothing(tmp_path):
 def test_continued_runs_draw_new_batches(tmp_path):
     # every stage that continued the shipped model once replayed the first stage's batches: the
     # stream's seed now depends on the init weights (and stays put for a resumed run of the same init)
-    from model.train import TrainConfig, data_seed
+    from redraft.model.train import TrainConfig, data_seed
     other = tmp_path / "other"
     ck = checkpoint.load()
     with torch.no_grad():
@@ -67,13 +67,13 @@ def test_edit_share_run_says_its_next_edit_format(tmp_path):
     import shutil
     import textwrap as tw
 
-    from model.edits import FORMAT
+    from redraft.model.edits import FORMAT
     code = tmp_path / "code"
     code.mkdir()
     for i in range(6):
         shutil.copy(tw.__file__, code / f"tw{i}.py")
     out = tmp_path / "run"
-    r = subprocess.run([sys.executable, "-m", "lsp_server.cli", "train", "--init", str(checkpoint.DEFAULT_DIR),
+    r = subprocess.run([sys.executable, "-m", "redraft", "train", "--init", str(checkpoint.DEFAULT_DIR),
                         "--data", str(code), "--out", str(out), "--steps", "2", "--batch-size", "2",
                         "--edit-share", "0.5", "--filler-weight", "0.1", "--changed-weight", "4", "--log-every", "1", "--eval-batches", "1",
                         "--threads", "1"], capture_output=True, text=True, timeout=300)

@@ -2,9 +2,9 @@
 cached path computes exactly what the training path computes."""
 import torch
 
-from model.config import preset
-from model.transformer import Transformer, context_canvas_mask
-from model.sampler import ContextCache
+from redraft.model.config import preset
+from redraft.model.transformer import Transformer, context_canvas_mask
+from redraft.model.sampler import ContextCache
 
 
 def tiny(seed=0):

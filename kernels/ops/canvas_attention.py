@@ -23,7 +23,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .._triton import dot_upcast, jit, next_pow2, num_sms, static_trips, tl
+from redraft.kernels._triton import dot_upcast, jit, next_pow2, num_sms, static_trips, tl
 
 LOG2E = 1.4426950408889634
 

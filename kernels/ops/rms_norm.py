@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .._triton import jit, next_pow2, tl
+from redraft.kernels._triton import jit, next_pow2, tl
 
 
 @jit

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from .._triton import jit, next_pow2, tl
+from redraft.kernels._triton import jit, next_pow2, tl
 
 
 @jit

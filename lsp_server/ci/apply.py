@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from .git import MAX_BYTES, CiError
+from redraft.ci.git import MAX_BYTES, CiError
 
 
 def _apply_edit(root: Path, texts: dict[str, str], edit: types.WorkspaceEdit) -> bool:
@@ -38,8 +38,8 @@ def _apply_edit(root: Path, texts: dict[str, str], edit: types.WorkspaceEdit) ->
 
 
 async def apply_snippets(a, root: Path, inside) -> int:
-    from .client import HeadlessClient
-    from .propagate import _language_id
+    from redraft.ci.client import HeadlessClient
+    from redraft.ci.propagate import _language_id
     out = inside(root, a.patch)
     jobs = []
     for spec in a.snippets:

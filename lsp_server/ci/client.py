@@ -53,7 +53,7 @@ class HeadlessClient:
             return [None for _ in params.items]
 
     async def start(self, model_dir: str | None = None) -> None:
-        args = ["-m", "lsp_server.cli", "serve", "--log-level", "ERROR"] + (["--model", model_dir] if model_dir else [])
+        args = ["-m", "redraft", "serve", "--log-level", "ERROR"] + (["--model", model_dir] if model_dir else [])
         # run from this package's own directory: `python -m` puts the working directory first on
         # sys.path, and the repository under review may hold modules of the same names
         await self.lsp.start_io(sys.executable, *args, cwd=str(Path(__file__).resolve().parents[2]))

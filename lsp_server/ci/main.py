@@ -11,7 +11,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from .git import CiError, changed_files, repo_root
+from redraft.ci.git import CiError, changed_files, repo_root
 
 
 def _inside(root: Path, path: str | None) -> Path | None:
@@ -24,9 +24,9 @@ def _inside(root: Path, path: str | None) -> Path | None:
 
 
 async def _propagate(a, root: Path) -> int:
-    from .client import HeadlessClient
-    from .propagate import parses, passes_check, propagate
-    from .report import markdown, patch, sarif
+    from redraft.ci.client import HeadlessClient
+    from redraft.ci.propagate import parses, passes_check, propagate
+    from redraft.ci.report import markdown, patch, sarif
     outs = {k: _inside(root, getattr(a, k)) for k in ("patch", "review", "sarif")}
     notes: list[str] = []
     changed = changed_files(root, a.base, notes)
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         root = repo_root(Path.cwd())
         if a.cmd == "propagate":
             return asyncio.run(_propagate(a, root))
-        from .apply import apply_snippets
+        from redraft.ci.apply import apply_snippets
         return asyncio.run(apply_snippets(a, root, _inside))
     except CiError as e:
         print(f"redraft ci: {e}", file=sys.stderr)

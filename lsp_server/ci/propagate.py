@@ -19,9 +19,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..syntax.languages import language_for_uri
-from .client import HeadlessClient
-from .git import MAX_BYTES, Changed, tracked_files
+from redraft.engine.syntax.languages import language_for_uri
+from redraft.ci.client import HeadlessClient
+from redraft.ci.git import MAX_BYTES, Changed, tracked_files
 
 MAX_PROPOSALS = 50          # per file
 MAX_OTHER_FILES = 200       # files opened for the removed names
@@ -159,7 +159,7 @@ async def propagate(client: HeadlessClient, root: Path, changed: list[Changed], 
 
 
 def parses(path: str, head: str, new: str) -> bool:
-    from ..apply.definitions import _error_count
+    from redraft.engine.apply.definitions import _error_count
     lang = language_for_uri(path)
     return lang is None or _error_count(lang, new) <= _error_count(lang, head)
 

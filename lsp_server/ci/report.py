@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 import json
 
-from .propagate import FileResult
+from redraft.ci.propagate import FileResult
 
 
 def patch(results: list[FileResult]) -> str:

@@ -6,7 +6,7 @@ FILE, its mode kept) and only after a successful merge.
 """
 from __future__ import annotations
 
-from . import merge
+from redraft.engine.apply import merge
 
 
 def main(argv: list[str]) -> int:
@@ -17,7 +17,7 @@ def main(argv: list[str]) -> int:
     import tempfile
     from pathlib import Path
 
-    from ..syntax.languages import language_id_for_uri
+    from redraft.engine.syntax.languages import language_id_for_uri
 
     ap = argparse.ArgumentParser(prog="redraft apply",
                                  description="Apply a lazy edit snippet (`# ... existing code ...`) to FILE.")

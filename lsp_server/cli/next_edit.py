@@ -12,54 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
-_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+from redraft.engine.next_edit.history import parse_history
 
 
-def parse_history(diff: str) -> list[tuple[str, str]]:
-    """Unified diffs -> [(before, after)], one per hunk, oldest first: the hunk's context and "-"
-    lines before, its context and "+" lines after, each joined with "\\n". The `@@` header's counts
-    say where a hunk ends (so a removed line that reads "-- x" is no file header); `---`/`+++`,
-    `diff`/`index` lines and "\\ No newline at end of file" are skipped. ValueError: a hunk that
-    ends early or holds a line of another kind."""
-    pairs: list[tuple[str, str]] = []
-    lines = diff.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the text after the last line break is no line
-    i = 0
-    while i < len(lines):
-        m = _HUNK.match(lines[i])
-        i += 1
-        if m is None:
-            continue  # file headers, `diff --git`, `index`, anything between diffs
-        old_n = 1 if m.group(1) is None else int(m.group(1))
-        new_n = 1 if m.group(2) is None else int(m.group(2))
-        before: list[str] = []
-        after: list[str] = []
-        while len(before) < old_n or len(after) < new_n:
-            if i >= len(lines):
-                raise ValueError(f"hunk {m.group(0)!r} ends early (expected {old_n} old and {new_n} new lines)")
-            line = lines[i]
-            i += 1
-            kind, body = (line[:1] or " "), line[1:]   # an empty line: a blank context line
-            if line.startswith("\\"):
-                continue                                # \ No newline at end of file
-            if kind not in " -+":
-                raise ValueError(f"unexpected line in hunk {m.group(0)!r}: {line[:60]!r}")
-            if kind in " -":
-                before.append(body)
-            if kind in " +":
-                after.append(body)
-        pairs.append(("\n".join(before), "\n".join(after)))
-    return pairs
+def _position(text: str, offset: int) -> dict[str, int]:
+    """A code-point offset into `text` ("\\n" lines: the file was read with universal newlines) ->
+    a 0-based {line, character} in code points."""
+    return {"line": text.count("\n", 0, offset), "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
 def main(argv: list[str]) -> int:
-    from ..convert import LineIndex, to_next_edit
-    from ..settings import EFFORT_NAMES
+    from redraft.engine.settings import EFFORT_NAMES
 
     ap = argparse.ArgumentParser(prog="redraft next-edit",
                                  description="Print the next edit the model predicts at FILE:LINE:COL as JSON "
@@ -90,14 +56,15 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     offset = sum(len(l) + 1 for l in lines[:a.line]) + a.col
-    from ..next_edits import predict_at
-    from ..pipeline import Engine
+    from redraft.engine.next_edit.window import predict_at
+    from redraft.engine.pipeline import Engine
     try:
         engine = Engine(a.model)
     except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
         print(f"redraft next-edit: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
         return 2
     edit, _ = predict_at(engine, text, offset, history, str(a.file), a.effort)
-    edits = [] if edit is None else [to_next_edit(edit, LineIndex(text, "utf-32"))]
+    edits = [] if edit is None else [{"range": {"start": _position(text, edit.start), "end": _position(text, edit.end)},
+                                      "text": edit.text}]
     print(json.dumps({"edits": edits}))
     return 0

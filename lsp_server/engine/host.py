@@ -25,23 +25,30 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lsprotocol import types
-
-from .cpu_share import CoreShare
-from .settings import Settings
+from redraft.engine.cpu_share import CoreShare
+from redraft.engine.settings import Settings
 
 if TYPE_CHECKING:
-    from .pipeline import Engine
+    from redraft.engine.pipeline import Engine
+
+
+class Level(IntEnum):
+    """A message's weight, numbered as LSP's MessageType so that a front door can pass it on."""
+    ERROR = 1
+    WARNING = 2
+    INFO = 3
+    LOG = 4
 
 
 class Reporter(Protocol):
-    """What the host needs from the server: messages and work-done progress."""
+    """What the host needs from its front door: messages and work-done progress."""
 
-    def log(self, kind: types.MessageType, message: str) -> None: ...
-    def show(self, kind: types.MessageType, message: str) -> None: ...
+    def log(self, kind: Level, message: str) -> None: ...
+    def show(self, kind: Level, message: str) -> None: ...
     async def progress_begin(self, title: str, message: str) -> Any: ...
     def progress_end(self, token: Any, message: str) -> None: ...
     def status_changed(self) -> None: ...
@@ -60,6 +67,11 @@ class ModelKey:
         return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads, s.precision)
 
 
+class EngineUnavailable(RuntimeError):
+    """The engine cannot take work yet (its host is not started or the model did not load): a front
+    door answers "try later" (HTTP 503) rather than an internal error."""
+
+
 def auto_threads() -> int:
     """Every core up to 4: a completion is a short burst while the user types, and on a 2-core
     machine the second thread takes warm latency from ~100 ms to ~85 ms (bench/RESULTS.md). Set
@@ -72,7 +84,7 @@ def _construct(key: ModelKey) -> tuple["Engine", list[str]]:
     """Runs in a worker thread (imports torch, reads the checkpoint)."""
     import torch
 
-    from .pipeline import Engine
+    from redraft.engine.pipeline import Engine
 
     warnings = []
     device = key.device
@@ -101,7 +113,7 @@ class EngineHost:
     def preload(self) -> None:
         """Import torch and the pipeline on the model thread now, while the client is still starting
         up and initializing: the first load then only reads the checkpoint."""
-        self.model_thread.submit(importlib.import_module, "lsp_server.pipeline")
+        self.model_thread.submit(importlib.import_module, "redraft.engine.pipeline")
 
     def start(self, settings: Settings) -> asyncio.Task["Engine | None"]:
         """Begin loading the model these settings name, unless it is loaded or loading already."""
@@ -161,19 +173,19 @@ class EngineHost:
         try:
             engine, warnings = await asyncio.get_running_loop().run_in_executor(self.model_thread, _construct, key)
             for w in warnings:
-                self._reporter.log(types.MessageType.Warning, w)
+                self._reporter.log(Level.WARNING, w)
             if self._key != key:  # superseded by a newer configuration while loading
                 outcome = "superseded by a newer configuration"
                 return None
             self.engine = engine
             outcome = (f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s, "
                        f"precision {engine.precision} (CPU: {engine.cpu.summary()})")
-            self._reporter.log(types.MessageType.Info, outcome)
+            self._reporter.log(Level.INFO, outcome)
             return engine
         except Exception as e:  # noqa: BLE001 - any load failure becomes a message, never a crash
             self.error = f"cannot load the redraft model from {where}: {e}"
-            self._reporter.log(types.MessageType.Error, self.error + "; completions are off until modelDir is fixed")
-            self._reporter.show(types.MessageType.Error, f"redraft: {self.error}")
+            self._reporter.log(Level.ERROR, self.error + "; completions are off until modelDir is fixed")
+            self._reporter.show(Level.ERROR, f"redraft: {self.error}")
             return None
         finally:
             self._reporter.progress_end(token, outcome)

@@ -21,7 +21,7 @@ import warnings
 
 from pyflakes import checker, messages
 
-from .syntax.trees import encode
+from redraft.engine.syntax.trees import encode
 
 __all__ = ["problems", "flaws", "UNPARSED"]
 

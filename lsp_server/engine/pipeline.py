@@ -2,7 +2,7 @@
 post-processing. The LSP server, `redraft complete`, the eval harness and the CI bot all call
 `Engine.complete`.
 
-Planning and post-processing live in infill.py: syntax-aware (lsp_server/syntax, tree-sitter) for
+Planning and post-processing live in infill.py: syntax-aware (lsp_server/engine/syntax, tree-sitter) for
 languages with a grammar unless `Request.syntax` is false, the plain line rules otherwise. The
 language comes from `Request.language_id`, else from the uri's extension; `Request.tree` lets the
 server hand over the document's incrementally maintained tree instead of a fresh parse.
@@ -20,15 +20,16 @@ from typing import Any, Callable
 
 import torch
 
-from model import causal, checkpoint, hub_adapter, hub_sampler
-from model import precision as precisions
-from model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
+from redraft.model import causal, checkpoint, hub_adapter, hub_sampler
+from redraft.model import precision as precisions
+from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
-from .infill import Plan, plan_infill, postprocess, resolve_tree
-from .lint import flaws
-from .syntax.constraints import HEADER_LENGTHS, header_masks
-from .syntax.trees import encode
-from .syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
+from redraft.engine.infill import plan_infill, postprocess, resolve_tree
+from redraft.engine.plan import Plan
+from redraft.engine.lint import flaws
+from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
+from redraft.engine.syntax.trees import encode
+from redraft.engine.syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
 
 log = logging.getLogger(__name__)
 
@@ -265,10 +266,10 @@ class Engine:
 
     def next_edit(self, text: str, line: int, col: int, history: list[tuple[str, str]], uri: str = "",
                   effort: str = "low", should_stop: Callable[[], bool] | None = None):
-        """The next edit near (line, col) given the recent edits (lsp_server/next_edit/predict.py):
+        """The next edit near (line, col) given the recent edits (lsp_server/engine/next_edit/predict.py):
         (NextEdit or None, forward passes). Its own context cache per document (the layout differs
         from completion's, so sharing one would only evict)."""
-        from .next_edit.predict import next_edit
+        from redraft.engine.next_edit.predict import next_edit
         if effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}; choose from {list(EFFORTS)}")
         with self._lock:
@@ -283,7 +284,7 @@ class Engine:
         model or its next-edit companion (next_edit/predict.py next_edit_dir), read at the first
         next-edit request. A companion that does not load leaves analogy alone, with a warning."""
         if self._next_edit is False:
-            from .next_edit.predict import next_edit_dir
+            from redraft.engine.next_edit.predict import next_edit_dir
             d = next_edit_dir(self.loaded.path) if self.hub is None else None
             self._next_edit = None
             if d is not None and d.resolve() == self.loaded.path.resolve():

@@ -14,7 +14,7 @@ snake_case (`max_tokens`). Design decisions:
 * `enabled` (default true) switches completions off without stopping the server (an editor's
   "disable suggestions" toggle): requests then answer empty.
 * `syntax` (default true) turns the tree-sitter planning and truncation on for languages with a
-  grammar (lsp_server/syntax); false gives the plain line rules, e.g. to measure the difference.
+  grammar (lsp_server/engine/syntax); false gives the plain line rules, e.g. to measure the difference.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
 """
@@ -24,11 +24,11 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
-# The pipeline's efforts (model.sampler.EFFORTS), spelled out so that reading settings does not
+# The pipeline's efforts (redraft.model.sampler.EFFORTS), spelled out so that reading settings does not
 # import torch; tests/test_server_config.py checks that the two agree.
 EFFORT_NAMES = ("instant", "low", "medium", "high", "max")
 DEVICES = ("auto", "cpu", "cuda")
-PRECISIONS = ("auto", "fp32", "bf16", "int8")  # model.precision.PRECISIONS (checked by a test)
+PRECISIONS = ("auto", "fp32", "bf16", "int8")  # redraft.model.precision.PRECISIONS (checked by a test)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Completers for the HumanEval harness (lsp_server/evaluate.py): what produces one task's
+"""Completers for the HumanEval harness (lsp_server/evals/evaluate.py): what produces one task's
 completion. The baselines (the true line, nothing), the pipeline in process (`Engine.complete`), and
 the real server over stdio (`redraft serve`, textDocument/inlineCompletion)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .humaneval import InfillTask
+from redraft.evals.humaneval import InfillTask
 
 @dataclass
 class Attempt:
@@ -83,7 +83,7 @@ class EngineCompleter:
         self._complete(WARM_UP_TEXT, WARM_UP_OFFSET, "humaneval/warm-up.py")
 
     def _complete(self, text: str, offset: int, uri: str, length: int | None = None) -> Any:
-        from .pipeline import Request
+        from redraft.engine.pipeline import Request
         try:
             return self.engine.complete(Request(text=text, offset=offset, uri=uri, effort=self.effort,
                                                 max_tokens=self.max_tokens, syntax=self.syntax_aware, length=length))
@@ -121,7 +121,7 @@ def _insert_text(item: dict[str, Any]) -> str:
 
 def apply_inline_result(task: InfillTask, result: Any, encoding: str = "utf-16") -> Attempt:
     """The document after accepting the first inline completion item of an LSP response."""
-    from .convert import position_from_json, position_to_offset
+    from redraft.lsp.convert import position_from_json, position_to_offset
     items = result.get("items", []) if isinstance(result, dict) else (result or [])
     if not items:
         return Attempt("")
@@ -151,7 +151,7 @@ def _editor_uri(name: str) -> str:
 class LspCompleter:
     """`redraft serve` over stdio: didOpen, textDocument/inlineCompletion, didClose per task.
 
-    The server is started as `python -m lsp_server.cli serve` with this interpreter (the same entry
+    The server is started as `python -m redraft serve` with this interpreter (the same entry
     point as the `redraft` console script, without depending on PATH). Settings travel as
     initializationOptions. Forward passes, tokens and the pipeline latency come from the item's
     `data` payload (redraft's server adds it); the client-side round trip is recorded as well.
@@ -160,7 +160,7 @@ class LspCompleter:
     def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
                  cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0, syntax_aware: bool = True,
                  precision: str = "auto"):
-        from .jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
+        from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient
         if cmd is None:
             cmd = list(SERVE_CMD)
             if model_dir:
@@ -193,7 +193,7 @@ class LspCompleter:
             self.client.close_document(uri)
 
     def __call__(self, task: InfillTask) -> Attempt:
-        from .jsonrpc_stdio import LspError
+        from redraft.lsp.stdio_client import LspError
         t0 = time.perf_counter()
         try:
             result = self._request(_editor_uri(task.task_id.replace("/", "_") + ".py"), task.text, task.offset)

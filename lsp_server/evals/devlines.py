@@ -23,16 +23,16 @@ import sys
 import time
 from pathlib import Path
 
-from .evaluate import percentile
-from .humaneval import InfillTask, single_line_tasks, spread
+from redraft.evals.evaluate import percentile
+from redraft.evals.humaneval import InfillTask, single_line_tasks, spread
 
 
 def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
     """Every task of the held-out split, in corpus order: the function's body after its docstring
     plays HumanEval's canonical solution and everything before it the prompt (humaneval's
     single_line_tasks cuts the lines); comment lines are left out."""
-    from model.data import read_split
-    from model.functions import RULES, extract, pseudo_module
+    from redraft.model.data import read_split
+    from redraft.model.functions import RULES, extract, pseudo_module
     tasks: list[InfillTask] = []
     for rec in read_split(Path(corpus_dir), "heldout"):
         path = rec.get("path", "")
@@ -51,7 +51,7 @@ def dev_tasks(corpus_dir: str | Path = "data/corpus") -> list[InfillTask]:
 
 
 def run(engine, tasks: list[InfillTask], effort: str) -> dict:
-    from .pipeline import Request
+    from redraft.engine.pipeline import Request
     hits, passes, ms, out = 0, [], [], []
     for t in tasks:
         uri = f"dev/{len(out)}.py"
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=None, help="write every completion here (JSON)")
     a = ap.parse_args(argv)
-    from model.sampler import EFFORTS
+    from redraft.model.sampler import EFFORTS
     bad = [e for e in a.effort if e not in EFFORTS]
     if bad:
         raise SystemExit(f"redraft eval dev-lines: unknown effort {bad[0]!r}; choose from {list(EFFORTS)}")
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"redraft eval dev-lines: {e}")
     total = len(tasks)
     tasks = spread(tasks, a.limit)
-    from .pipeline import Engine
+    from redraft.engine.pipeline import Engine
     engine = Engine(a.model, threads=a.threads)
     runs = []
     for effort in a.effort:

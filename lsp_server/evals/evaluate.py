@@ -1,5 +1,5 @@
 """`redraft eval humaneval-infill`: pass@1 of the completion pipeline on HumanEval infilling (single-line,
-multi-line and random-span subsets, lsp_server/humaneval.py).
+multi-line and random-span subsets, lsp_server/evals/humaneval.py).
 
     redraft eval humaneval-infill --subset single-line|multi-line|random-span [--layout editor|published]
         [--limit N] [--model DIR] [--effort E] [--workers N] [--baseline truth|empty] [--via inprocess|lsp]
@@ -42,9 +42,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .settings import EFFORT_NAMES as EFFORT_CHOICES
-from .completers import (Attempt, Completer, EmptyBaseline, EngineCompleter, LspCompleter, TruthBaseline)
-from .humaneval import (COUNTS, DEFAULT_TIMEOUT_S, ExecResult, InfillTask, document, parses, program,
+from redraft.engine.settings import EFFORT_NAMES as EFFORT_CHOICES
+from redraft.evals.completers import (Attempt, Completer, EmptyBaseline, EngineCompleter, LspCompleter, TruthBaseline)
+from redraft.evals.humaneval import (COUNTS, DEFAULT_TIMEOUT_S, ExecResult, InfillTask, document, parses, program,
                         published_layout, run_program, spread, subset_tasks)
 
 __all__ = ["EvalConfig", "Attempt", "TaskRecord", "EvalReport", "run_eval", "evaluate_effort", "summarize",
@@ -116,8 +116,8 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
     if config.via != "inprocess":
         raise ValueError(f"unknown --via {config.via!r}")
     if engine is None:
-        from .engine_host import auto_threads
-        from .pipeline import Engine
+        from redraft.engine.host import auto_threads
+        from redraft.engine.pipeline import Engine
         # the server's thread rule (threads 0 = auto), so that both vias measure the same latency
         engine = Engine(config.model_dir, threads=config.threads or auto_threads(), precision=config.precision)
     return EngineCompleter(engine, config.effort, config.max_tokens, config.syntax_aware, config.oracle_length)
@@ -223,7 +223,7 @@ def summarize(records: list[TaskRecord], config: EvalConfig, label: str = "", wa
     rtt = [r.round_trip_ms for r in records if r.round_trip_ms is not None]
     model_dir = None
     if config.baseline is None:
-        from model.checkpoint import DEFAULT_DIR
+        from redraft.model.checkpoint import DEFAULT_DIR
         model_dir = str(Path(config.model_dir).resolve() if config.model_dir else DEFAULT_DIR)
     return {
         "benchmark": "humaneval-infill", "subset": config.subset, "layout": config.layout, "tasks": n,

@@ -29,8 +29,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from .formats import read_apply_prompt, read_edit_prompt, split_fim
-from .runner import Busy, EngineRunner, stopper
+from redraft.engine.host import EngineUnavailable
+from redraft.http.formats import read_apply_prompt, read_edit_prompt, split_fim
+from redraft.http.runner import Busy, EngineRunner, stopper
 
 MAX_BODY = 4 * 1024 * 1024
 MAX_CANVAS = 128                # tokens a completion may fill at most (the canvas cap)
@@ -68,6 +69,8 @@ def _guarded(handler: Callable) -> Callable:
             return await handler(self, request)
         except ApiError as e:
             return e.response()
+        except EngineUnavailable as e:
+            return ApiError(503, str(e), "server_error").response()
         except Busy:
             return ApiError(429, "the server is busy: too many requests are waiting for the model; retry "
                             "shortly", "rate_limit_error", "rate_limit_exceeded").response()
@@ -254,7 +257,7 @@ class _Api:
         body = await self.body(request)
         original, snippet = read_apply_prompt(_one_user_message(body))
         language = body.get("language")
-        from ..apply import merge
+        from redraft.engine.apply import merge
         lang = language or _guess_language(original)
         result = await asyncio.get_running_loop().run_in_executor(None, merge, original, snippet, lang)
         if not result.ok:
@@ -286,8 +289,8 @@ def _cut(text: str, stops: list[str]) -> str:
 
 def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
     """The engine's completion between prefix and suffix, as the text to insert there."""
-    from ..pipeline import Cancelled
-    from ..pipeline import Request as EngineRequest
+    from redraft.engine.pipeline import Cancelled
+    from redraft.engine.pipeline import Request as EngineRequest
     prefix, suffix, effort, max_tokens, language = job
     text = prefix + suffix
     req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
@@ -325,8 +328,8 @@ def _next_edit(engine, prompt, effort: str, should_stop) -> str:
 
 def _guess_language(text: str) -> str:
     """The language whose grammar parses the text with the fewest errors (Python first on ties)."""
-    from ..apply.definitions import _error_count
-    from ..syntax.languages import language_for
+    from redraft.engine.apply.definitions import _error_count
+    from redraft.engine.syntax.languages import language_for
     best, name = None, "python"
     for cand in ("python", "typescript", "javascript", "rust", "go"):
         lang = language_for(cand)

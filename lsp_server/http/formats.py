@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..next_edit.cli import parse_history
+from redraft.engine.next_edit.history import parse_history
 
 # (name, marker before the prefix, marker before the suffix, marker where the middle goes, order)
 # order "psm": prefix first; "spm": suffix first.

@@ -1,6 +1,6 @@
 """The HTTP front door's hold on the engine: one model thread, a bounded queue, cancellation.
 
-* The engine (`lsp_server.pipeline.Engine`, the language server's) loads once, on the model thread,
+* The engine (`redraft.engine.pipeline.Engine`, the language server's) loads once, on the model thread,
   at start-up; every request's model work runs on that same thread (see engine_host.py for why).
   Beside a language server in the same process (`redraft serve --stdio --http ...`) a `source`
   gives the language server's own engine and model thread instead: one model in memory, and HTTP
@@ -45,8 +45,8 @@ class EngineRunner:
     def _load(self) -> None:
         import torch
 
-        from ..engine_host import auto_threads
-        from ..pipeline import Engine
+        from redraft.engine.host import auto_threads
+        from redraft.engine.pipeline import Engine
         torch.set_num_threads(self.threads or auto_threads())
         self.engine = Engine(self.model_dir)
 

@@ -9,8 +9,8 @@ import socket
 import sys
 import threading
 
-from .app import create_app
-from .runner import EngineRunner
+from redraft.http.app import create_app
+from redraft.http.runner import EngineRunner
 
 API_KEY_ENV = "REDRAFT_API_KEY"
 

@@ -4,7 +4,7 @@
 
 * Bad arguments, a document the server does not have open, a snippet over `MAX_SNIPPET_BYTES`:
   InvalidParams (-32602). A `version` other than the document's current one: ContentModified
-  (-32801), "stale". A snippet that `lsp_server.apply.merge` refuses: RequestFailed (-32803) with
+  (-32801), "stale". A snippet that `redraft.engine.apply.merge` refuses: RequestFailed (-32803) with
   the merge's one-line reason. In each case nothing is sent to the client.
 * The merge and the line diff run on one worker thread of their own (`redraft-apply`), not on the
   event loop (20-50 ms on a 2k-line file) and not on the model thread (a denoising must not delay
@@ -30,14 +30,14 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from .convert import line_hunks, to_workspace_edit
-from .documents import Document, DocumentStore
+from redraft.lsp.convert import line_hunks, to_workspace_edit
+from redraft.lsp.documents import Document, DocumentStore
 
 __all__ = ["ApplyService", "ApplyArgs", "parse_args", "MAX_SNIPPET_BYTES", "LABEL"]
 
 COMMAND = "redraft.applyEdit"
 LABEL = "redraft: apply edit"
-MAX_SNIPPET_BYTES = 2 * 1024 * 1024   # as lsp_server.apply refuses larger ones
+MAX_SNIPPET_BYTES = 2 * 1024 * 1024   # as redraft.engine.apply refuses larger ones
 CLIENT_TIMEOUT_S = 60.0               # for the client's answer to workspace/applyEdit
 
 
@@ -86,7 +86,7 @@ def parse_args(args: tuple[Any, ...]) -> ApplyArgs:
 
 def _language(doc: Document) -> str:
     """The document's languageId when it names a grammar, else the one its extension names."""
-    from .syntax.languages import language_for, language_id_for_uri
+    from redraft.engine.syntax.languages import language_for, language_id_for_uri
     if language_for(doc.language_id) is None:
         return language_id_for_uri(doc.uri) or doc.language_id
     return doc.language_id
@@ -94,7 +94,7 @@ def _language(doc: Document) -> str:
 
 def plan(doc: Document, snippet: str, encoding: str, document_changes: bool) -> Plan:
     """On the worker thread: merge, then diff the result against the snapshot by lines."""
-    from .apply import merge
+    from redraft.engine.apply import merge
     result = merge(doc.text, snippet, _language(doc))
     if not result.ok:
         return Plan(reason=result.reason or "the merge gave no reason")

@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from .convert import LineIndex, feedback_payload, new_completion_id, without_lone_surrogates
-from .documents import Document, DocumentStore
-from .engine_host import EngineHost, Reporter
-from .settings import Settings
+from redraft.engine.text import without_lone_surrogates
+from redraft.lsp.convert import LineIndex, feedback_payload, new_completion_id
+from redraft.lsp.documents import Document, DocumentStore
+from redraft.engine.host import EngineHost, Reporter
+from redraft.engine.settings import Settings
 
 if TYPE_CHECKING:
-    from .pipeline import Completion, Engine, Request
+    from redraft.engine.pipeline import Completion, Engine, Request
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _denoise(engine: "Engine", req: "Request", ticket: Ticket, delay_s: float,
              before: Callable[[], None]) -> "Completion | None":
     """The model thread. Returns None when stopped (the ticket says why). `before` runs first (the
     host fits the thread count to the machine's load)."""
-    from .pipeline import Cancelled
+    from redraft.engine.pipeline import Cancelled
 
     def on_step(_draft: str, step: int) -> None:
         ticket.steps = step
@@ -199,7 +200,7 @@ class CompletionService(TicketBoard):
                    ticket: Ticket, text: str | None = None) -> Outcome | None:
         """`text`: what the model completes instead of the document's text (a popup selection
         applied); the document's own syntax tree is then not used."""
-        from .pipeline import Request  # torch is loaded by now (the engine exists)
+        from redraft.engine.pipeline import Request  # torch is loaded by now (the engine exists)
 
         engine = await self._host.get(settings)
         if engine is None:

@@ -27,6 +27,8 @@ from typing import Any
 import attrs
 from lsprotocol import types
 
+from redraft.engine.text import without_lone_surrogates
+
 __all__ = [
     "ENCODINGS", "LineIndex", "position_to_offset", "offset_to_position", "position_from_json",
     "apply_change", "change_span", "normalize_encoding", "feedback_payload", "to_inline_item", "to_completion_item",
@@ -38,7 +40,6 @@ ENCODINGS = ("utf-16", "utf-8", "utf-32")
 _EOL = re.compile(r"\r\n|\r|\n")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # one line with its terminator
 _CHUNK = 1 << 16
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _WORD_BEFORE = re.compile(r"\w+\Z")  # identifier characters right before the cursor
 _UINTEGER_MAX = 2**31 - 1
 
@@ -47,18 +48,6 @@ def normalize_encoding(enc: Any) -> str:
     """A PositionEncodingKind (enum or string) -> one of ENCODINGS; anything unknown -> utf-16."""
     value = str(getattr(enc, "value", enc) or "utf-16").lower()
     return value if value in ENCODINGS else "utf-16"
-
-
-def without_lone_surrogates(s: str) -> str:
-    """Lone surrogates (JSON can carry them) -> U+FFFD: the same size in UTF-8 (3 bytes), UTF-16
-    (1 unit) and UTF-32, and encodable without error handlers."""
-    if s.isascii():
-        return s
-    try:
-        s.encode("utf-8")
-        return s
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", s)
 
 
 def _units(s: str, encoding: str) -> int:

@@ -1,6 +1,6 @@
 """`redraft demo` (and `make demo`): a real LSP session against `redraft serve`.
 
-Starts the server as a subprocess over stdio (this interpreter, `-m lsp_server.cli serve`), then
+Starts the server as a subprocess over stdio (this interpreter, `-m redraft serve`), then
 plays an editor: initialize / initialized (the model loads behind `$/progress`), didOpen of the
 shipped sample file, then "types" into it with incremental didChange edits, asking for inline
 completions (and a popup completion) after each step; accepts one item through its command; sends
@@ -21,9 +21,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from .convert import LineIndex
-from .jsonrpc_stdio import SERVE_CMD, JsonRpcStdioClient
-from .settings import EFFORT_NAMES
+from redraft.lsp.convert import LineIndex
+from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient
+from redraft.engine.settings import EFFORT_NAMES
 
 URI = "file:///redraft-demo/inventory.py"
 
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", type=Path, default=None, help="start from this Python file instead of the sample")
     a = ap.parse_args(sys.argv[1:] if argv is None else argv)
     text = a.file.read_text(encoding="utf-8") if a.file else \
-        resources.files("lsp_server").joinpath("samples/demo.py").read_text(encoding="utf-8")
+        resources.files("redraft.lsp").joinpath("samples/demo.py").read_text(encoding="utf-8")
     cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
     print(f"redraft demo: {' '.join(['python'] + cmd[1:])} (stdio), effort {a.effort}")
     client = JsonRpcStdioClient(cmd)

@@ -9,7 +9,7 @@ encoding) and cost one string splice.
 A `Document` is immutable: a request keeps the snapshot it started from, and the version it had, so
 the completion code can tell whether the document moved on while the model was running.
 
-Syntax trees: a document in a language with a tree-sitter grammar (lsp_server/syntax) carries a
+Syntax trees: a document in a language with a tree-sitter grammar (lsp_server/engine/syntax) carries a
 `TreeHandle` for its text. Each didChange edit is recorded as a tree edit (byte offsets and points);
 the first completion request that needs the tree applies the pending edits to the last parsed tree
 (`Tree.edit`) and reparses once with it (tree-sitter reuses every unchanged subtree): never a
@@ -22,7 +22,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from .convert import apply_change, change_span
+from redraft.lsp.convert import apply_change, change_span
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,8 @@ class DocumentStore:
 
 def _parse(language_id: str, text: str) -> Any:
     """A handle that parses on first use (no work now)."""
-    from .syntax.languages import language_for
-    from .syntax.trees import MAX_SYNTAX_CHARS, TreeHandle
+    from redraft.engine.syntax.languages import language_for
+    from redraft.engine.syntax.trees import MAX_SYNTAX_CHARS, TreeHandle
     lang = language_for(language_id)
     if lang is None or len(text) > MAX_SYNTAX_CHARS:
         return None
@@ -90,7 +90,7 @@ def _parse(language_id: str, text: str) -> Any:
 
 def _edited(tree: Any, old: str, span: tuple[int, int] | None, inserted: str, new: str, language_id: str) -> Any:
     """The handle after one change: an incremental edit for a ranged change, a fresh handle otherwise."""
-    from .syntax.trees import MAX_SYNTAX_CHARS
+    from redraft.engine.syntax.trees import MAX_SYNTAX_CHARS
     if tree is None or span is None or len(new) > MAX_SYNTAX_CHARS:
         return _parse(language_id, new)
     try:

@@ -11,7 +11,7 @@ one model thread; anything that goes wrong is logged and answers empty. Specific
 * The history is the recent edits of every open document (`EditHistory.pairs`, oldest first, at most
   HISTORY), read with the snapshot, when the request starts.
 * A window: the predictor splits its text into lines and scans them all for jump targets, so it
-  gets only the whole lines within WINDOW_CHARS of the cursor (`window`, `predict_at`): a 10 MB
+  gets only the whole lines within WINDOW_CHARS of the cursor (engine/next_edit/window.py): a 10 MB
   document costs what a small one does. A cursor line longer than MAX_LINE_CHARS (more than any
   canvas holds) answers empty without the model.
 * `should_stop` is checked once before the engine starts (a request overtaken while it waited
@@ -22,26 +22,25 @@ one model thread; anything that goes wrong is logged and answers empty. Specific
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from .completions import Ticket, TicketBoard
-from .convert import LineIndex, without_lone_surrogates
-from .documents import Document, DocumentStore
-from .engine_host import EngineHost, Reporter
-from .next_edit.history import EditHistory
-from .settings import Settings
+from redraft.lsp.completions import Ticket, TicketBoard
+from redraft.engine.next_edit.window import predict_at, window
+from redraft.lsp.convert import LineIndex
+from redraft.lsp.documents import Document, DocumentStore
+from redraft.engine.host import EngineHost, Reporter
+from redraft.engine.next_edit.history import EditHistory
+from redraft.engine.settings import Settings
 
 if TYPE_CHECKING:
-    from .next_edit.predict import NextEdit
-    from .pipeline import Engine
+    from redraft.engine.next_edit.predict import NextEdit
+    from redraft.engine.pipeline import Engine
 
 KIND = "next-edit"
 HISTORY = 5                 # edits shown to the model at most (model/edits.py MAX_HISTORY)
-WINDOW_CHARS = 64_000       # the predictor reads whole lines within this many characters either way
-MAX_LINE_CHARS = 16_000     # a longer cursor line fits no canvas (128 tokens of at most ~73 characters)
 
 
 @dataclass
@@ -53,44 +52,10 @@ class Outcome:
     forward_passes: int
 
 
-def window(text: str, offset: int) -> tuple[int, int] | None:
-    """[start, end) of the whole lines within WINDOW_CHARS of `offset`, its own line always in
-    (start at a line start, end at a "\\n" or the text's end); None when that line is too long."""
-    first = text.rfind("\n", 0, offset) + 1
-    last = text.find("\n", offset)
-    last = len(text) if last < 0 else last
-    if last - first > MAX_LINE_CHARS:
-        return None
-    lo, hi = offset - WINDOW_CHARS, offset + WINDOW_CHARS
-    after = text.find("\n", lo - 1) if lo > 0 else -1
-    start = 0 if lo <= 0 else (first if after < 0 else min(first, after + 1))
-    end = len(text) if hi >= len(text) else max(last, text.rfind("\n", 0, hi + 1))
-    return start, end
-
-
-def predict_at(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str,
-               effort: str, should_stop: Callable[[], bool] | None = None) -> tuple["NextEdit | None", int]:
-    """`Engine.next_edit` on the window around `offset` (a code-point offset into `text`): (the
-    edit in `text`'s offsets and "\\n"-lines, or None; forward passes)."""
-    span = window(text, offset)
-    if span is None:
-        return None, 0
-    a, b = span
-    part = without_lone_surrogates(text[a:b])  # the tokenizer rejects lone surrogates (same length)
-    rel = offset - a
-    line, col = part.count("\n", 0, rel), rel - (part.rfind("\n", 0, rel) + 1)
-    edit, passes = engine.next_edit(part, line, col, history, uri, effort, should_stop)
-    if edit is None or a == 0:
-        return edit, passes
-    above = text.count("\n", 0, a)
-    return replace(edit, start=edit.start + a, end=edit.end + a, region_start_line=edit.region_start_line + above,
-                   region_end_line=edit.region_end_line + above), passes
-
-
 def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
              ticket: Ticket, delay_s: float, before: Callable[[], None]) -> tuple["NextEdit | None", int]:
     """The model thread. (None, 0) when stopped (the ticket says why and at which check)."""
-    from .pipeline import Cancelled
+    from redraft.engine.pipeline import Cancelled
 
     def should_stop() -> bool:
         if delay_s:

@@ -40,7 +40,7 @@ from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
-from .convert import InlineCompletionItemWithData
+from redraft.lsp.convert import InlineCompletionItemWithData
 
 logger = logging.getLogger("redraft.protocol")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')

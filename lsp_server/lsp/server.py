@@ -21,7 +21,6 @@ cannot be served answer empty, problems are reported with window/logMessage or s
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import sys
@@ -29,7 +28,7 @@ import threading
 import uuid
 from dataclasses import asdict, replace
 from importlib import metadata
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -38,17 +37,17 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import lsp_method
 
-from .apply_command import ApplyService
-from .completions import CompletionService
-from .convert import (next_edit_action, next_edit_params, next_edit_region, normalize_encoding,
+from redraft.lsp.apply_edit import ApplyService
+from redraft.lsp.completions import CompletionService
+from redraft.lsp.convert import (next_edit_action, next_edit_params, next_edit_region, normalize_encoding,
                       to_completion_item, to_inline_item, to_next_edit)
-from .documents import DocumentStore
-from .engine_host import EngineHost
-from .feedback import FeedbackLog
-from .next_edit.history import EditHistory
-from .next_edits import NextEditService, Outcome, stats_of
-from .protocol import RedraftProtocol, converter_factory, read_messages
-from .settings import EFFORT_NAMES, Settings, parse_settings
+from redraft.lsp.documents import DocumentStore
+from redraft.engine.host import EngineHost, EngineUnavailable, Level
+from redraft.lsp.feedback import FeedbackLog
+from redraft.engine.next_edit.history import EditHistory
+from redraft.lsp.inline_edits import NextEditService, Outcome, stats_of
+from redraft.lsp.protocol import RedraftProtocol, converter_factory, read_messages
+from redraft.engine.settings import Settings, parse_settings
 
 try:
     __version__ = metadata.version("redraft")
@@ -88,11 +87,11 @@ class RedraftServer(LanguageServer):
         self.applier = ApplyService(self.docs)
 
     # -- Reporter ---------------------------------------------------------------------------------
-    def log(self, kind: types.MessageType, message: str) -> None:
-        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+    def log(self, kind: types.MessageType | Level, message: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=types.MessageType(int(kind)), message=message))
 
-    def show(self, kind: types.MessageType, message: str) -> None:
-        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+    def show(self, kind: types.MessageType | Level, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType(int(kind)), message=message))
 
     async def progress_begin(self, title: str, message: str) -> str | None:
         if not get_capability(self.client_capabilities, "window.work_done_progress", False):
@@ -358,63 +357,32 @@ async def on_apply_edit(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     return await ls.applier.run(ls, args)
 
 
-def _shared_engine():
+def shared_engine():
     """The language server's engine and model thread, for the HTTP API beside it (blocking; called
-    off both event loops)."""
-    from .http.app import ApiError
+    off both event loops). EngineUnavailable until the client has initialized and the model loaded."""
     loop = getattr(server, "lsp_loop", None)
     if loop is None:
-        raise ApiError(503, "the language server has not been initialized by its client yet", "server_error")
+        raise EngineUnavailable("the language server has not been initialized by its client yet")
     engine = asyncio.run_coroutine_threadsafe(server.host.get(server.settings), loop).result(600)
     if engine is None:
-        raise ApiError(503, "the model is not loaded (see the language server's messages)", "server_error")
+        raise EngineUnavailable("the model is not loaded (see the language server's messages)")
     return engine, server.host.model_thread
 
 
-def _host_port(value: str) -> tuple[str, int]:
-    host, _, port = value.rpartition(":")
-    try:
-        return host or "127.0.0.1", int(port)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}") from None
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="redraft serve", description="Run the redraft language server.")
-    ap.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
-    ap.add_argument("--tcp", type=_host_port, metavar="HOST:PORT", help="listen on a TCP socket instead")
-    ap.add_argument("--model", metavar="DIR", help="checkpoint directory (default: the shipped model; "
-                    "the modelDir setting overrides it)")
-    ap.add_argument("--effort", choices=EFFORT_NAMES, help="default effort (the effort setting overrides it)")
-    ap.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
-    ap.add_argument("--http", type=_host_port, metavar="HOST:PORT",
-                    help="serve the OpenAI/Mercury-compatible HTTP API (lsp_server/http); alone, or with "
-                    "--stdio beside the language server on the same engine")
-    ap.add_argument("--api-key", help="HTTP: the bearer key every request must send (or REDRAFT_API_KEY); "
-                    "required on an address that is not loopback")
-    ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
-    ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
-    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.http and not args.stdio:
-        from .http.serve import serve_http
-        return serve_http(*args.http, model_dir=args.model, api_key=args.api_key, effort=args.effort,
-                          max_queue=args.max_queue, log_requests=args.log_requests)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
+def run(model_dir: str | None = None, effort: str | None = None, log_level: str = "WARNING",
+        tcp: tuple[str, int] | None = None, beside: Callable[[], Any] | None = None) -> int:
+    """`redraft serve`: the language server on stdio (or `tcp`), the model preloaded; `beside` starts
+    what shares its engine (the HTTP API of `--stdio --http`) before the server starts reading."""
+    logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server.host.default_model_dir = args.model
+    server.host.default_model_dir = model_dir
     server.host.preload()
-    if args.effort:
-        server.settings = replace(server.settings, effort=args.effort)
-    if args.http:                 # --stdio --http: the HTTP API beside the language server, one engine
-        from .http.serve import serve_beside
-        serve_beside(*args.http, _shared_engine, api_key=args.api_key, effort=args.effort,
-                     max_queue=args.max_queue, log_requests=args.log_requests)
-    if args.tcp:
-        server.start_tcp(*args.tcp)
+    if effort:
+        server.settings = replace(server.settings, effort=effort)
+    if beside is not None:
+        beside()
+    if tcp:
+        server.start_tcp(*tcp)
     else:
         server.start_io()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

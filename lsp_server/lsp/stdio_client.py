@@ -7,7 +7,7 @@ failure raises an `LspError`: an error response, a request that timed out (`Requ
 TimeoutError) or a server that died or can no longer be written to (`ServerDied`). Besides raw
 messages it has the few helpers a plain editor session needs: `initialize` (records the negotiated
 position encoding), `open_document` / `close_document`, `inline_completion` at a code-point offset
-(positions via lsp_server.convert) and `close` (shutdown + exit). Deliberately small and
+(positions via redraft.lsp.convert) and `close` (shutdown + exit). Deliberately small and
 synchronous; pytest-lsp drives the server in the other tests.
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ import threading
 import time
 from typing import Any
 
-from .convert import normalize_encoding, offset_to_position
+from redraft.lsp.convert import normalize_encoding, offset_to_position
 
-SERVE_CMD = [sys.executable, "-m", "lsp_server.cli", "serve"]
+SERVE_CMD = [sys.executable, "-m", "redraft", "serve"]
 
 # what `initialize` offers unless told otherwise: UTF-16 positions, inline completion, open/close
 DEFAULT_CAPABILITIES: dict[str, Any] = {"general": {"positionEncodings": ["utf-16"]},

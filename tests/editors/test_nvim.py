@@ -185,7 +185,7 @@ def test_apply_clipboard_merges_a_register_into_the_buffer(session):
     """:RedraftApplyClipboard {reg} -> redraft.applyEdit -> the server's workspace/applyEdit, which
     Neovim applies: the buffer becomes merge()'s result, one undo step. A refused snippet changes
     nothing and says why; without {reg} and without a clipboard provider the unnamed register is read."""
-    from lsp_server.apply import merge
+    from redraft.engine.apply import merge
 
     nv = session
     nv.edit("apply.py", APPLY_SOURCE)

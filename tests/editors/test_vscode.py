@@ -65,7 +65,7 @@ def test_manifest_settings_match_the_server() -> None:
     """Every server setting is contributed with the server's default, and the server accepts them all."""
     from dataclasses import fields
 
-    from lsp_server.settings import Settings, parse_settings
+    from redraft.engine.settings import Settings, parse_settings
 
     props = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"]
     sent = {k.removeprefix("redraft."): v["default"] for k, v in props.items()

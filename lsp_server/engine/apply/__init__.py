@@ -32,11 +32,11 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..syntax.languages import language_for
-from .anchors import Ambiguous, anchor
-from .definitions import Def, _error_count, _indent, collect_defs, fragment_defs
-from .indentation import IndentMismatch, match_indentation
-from .markers import is_marker
+from redraft.engine.syntax.languages import language_for
+from redraft.engine.apply.anchors import Ambiguous, anchor
+from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
+from redraft.engine.apply.indentation import IndentMismatch, match_indentation
+from redraft.engine.apply.markers import is_marker
 
 __all__ = ["MergeResult", "MergeRefused", "merge", "is_marker", "MAX_BYTES"]
 

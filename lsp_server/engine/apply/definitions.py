@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..syntax.languages import COMMENT_TYPES
+from redraft.engine.syntax.languages import COMMENT_TYPES
 
 
 def _indent(line: str) -> int:

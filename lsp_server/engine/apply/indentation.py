@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .definitions import _indent
-from .markers import is_marker
+from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.markers import is_marker
 
 __all__ = ["IndentMismatch", "match_indentation"]
 

@@ -402,7 +402,7 @@ def propose(text: str, line: int, history: list[tuple[str, str]], size: int = 10
     """(start_line, end_line, new lines, confidence) for the region around the nearest place where
     the newest usable rule of the history applies (the cursor's region first), or None: silence.
     Confidence: CONFIRMED for a line being finished (fill) or a confirmed rule, else UNCONFIRMED."""
-    from model.edits import region_lines
+    from redraft.model.edits import region_lines
     lines = text.split("\n")
     keep = made_lines(history)
     done = fill(lines, line, history, col)

@@ -29,6 +29,7 @@ with a marker is one. `forget(uri)` (didClose) drops a document's hunks.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -303,3 +304,46 @@ def _matching(same: Callable[[int, int], bool], limit: int) -> int:
             return lo
         lo, step = hi, step * 2
     return limit
+
+
+# ----------------------------------------------------------------------------- unified diffs
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def parse_history(diff: str) -> list[tuple[str, str]]:
+    """Unified diffs -> [(before, after)], one per hunk, oldest first: the hunk's context and "-"
+    lines before, its context and "+" lines after, each joined with "\\n". The `@@` header's counts
+    say where a hunk ends (so a removed line that reads "-- x" is no file header); `---`/`+++`,
+    `diff`/`index` lines and "\\ No newline at end of file" are skipped. ValueError: a hunk that
+    ends early or holds a line of another kind."""
+    pairs: list[tuple[str, str]] = []
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the text after the last line break is no line
+    i = 0
+    while i < len(lines):
+        m = _HUNK.match(lines[i])
+        i += 1
+        if m is None:
+            continue  # file headers, `diff --git`, `index`, anything between diffs
+        old_n = 1 if m.group(1) is None else int(m.group(1))
+        new_n = 1 if m.group(2) is None else int(m.group(2))
+        before: list[str] = []
+        after: list[str] = []
+        while len(before) < old_n or len(after) < new_n:
+            if i >= len(lines):
+                raise ValueError(f"hunk {m.group(0)!r} ends early (expected {old_n} old and {new_n} new lines)")
+            line = lines[i]
+            i += 1
+            kind, body = (line[:1] or " "), line[1:]   # an empty line: a blank context line
+            if line.startswith("\\"):
+                continue                                # \ No newline at end of file
+            if kind not in " -+":
+                raise ValueError(f"unexpected line in hunk {m.group(0)!r}: {line[:60]!r}")
+            if kind in " -":
+                before.append(body)
+            if kind in " +":
+                after.append(body)
+        pairs.append(("\n".join(before), "\n".join(after)))
+    return pairs

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from model import causal
-from model.edits import EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, context_budget, edit_context, task_for
-from model.hunks import answer_markers, apply_hunks, block_guide, parse_answer
-from model.sampler import ContextCache
+from redraft.model import causal
+from redraft.model.edits import EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, context_budget, edit_context, task_for
+from redraft.model.hunks import answer_markers, apply_hunks, block_guide, parse_answer
+from redraft.model.sampler import ContextCache
 
-from . import analogy
+from redraft.engine.next_edit import analogy
 
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a row
@@ -74,7 +74,7 @@ def next_edit_dir(model_dir: str | Path | None) -> Path | None:
     Design decision: a companion checkpoint, because next-edit training cost a 10M-parameter model
     17 of its 120 HumanEval single-line passes (runs/sr1, bench/RESULTS.md); a model that serves
     both keeps answering both."""
-    from model.checkpoint import DEFAULT_DIR
+    from redraft.model.checkpoint import DEFAULT_DIR
     base = Path(model_dir) if model_dir else DEFAULT_DIR
     for d in (base, base / COMPANION):
         try:
@@ -205,7 +205,7 @@ def _model():
     model itself when it has none (then only analogy answers)."""
     global _LOADED
     if _LOADED is None:
-        from model import checkpoint
+        from redraft.model import checkpoint
         base = _env("REDRAFT_MODEL", "") or None
         _LOADED = checkpoint.load(next_edit_dir(base) or base)
     return _LOADED

@@ -11,7 +11,7 @@
   suffix, duplicate-suffix removal, and syntax-aware truncation: the longest prefix that adds no
   parse error the document did not already have).
 """
-from .languages import Lang, language_for, language_for_uri
-from .trees import SyntaxTree, TreeHandle, encode
+from redraft.engine.syntax.languages import Lang, language_for, language_for_uri
+from redraft.engine.syntax.trees import SyntaxTree, TreeHandle, encode
 
 __all__ = ["Lang", "language_for", "language_for_uri", "SyntaxTree", "TreeHandle", "encode"]

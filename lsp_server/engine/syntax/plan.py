@@ -30,10 +30,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..infill import Plan
-from .languages import COMMENT_TYPES
-from .trees import SyntaxTree, encode
-from .truncate import broken_at
+from redraft.engine.plan import Plan
+from redraft.engine.syntax.languages import COMMENT_TYPES
+from redraft.engine.syntax.trees import SyntaxTree, encode
+from redraft.engine.syntax.truncate import broken_at
 
 __all__ = ["plan_syntax", "span_plan", "BLOCK_CANVAS", "DEFINITION_CANVAS", "INLINE_CANVAS", "SPAN_CANVAS"]
 
@@ -171,7 +171,7 @@ def _is_definition(chain: list[Any], opener_line: str) -> bool:
 def _needs_header(text: str, line_start: int, before: str) -> bool:
     """Indentation-block languages: is the next non-blank line indented deeper than the cursor's
     (and not a continuation inside brackets)? Then the missing line must open a block."""
-    from .truncate import bracket_scan
+    from redraft.engine.syntax.truncate import bracket_scan
     nl = text.find("\n", line_start)
     while nl >= 0:
         nxt_end = text.find("\n", nl + 1)

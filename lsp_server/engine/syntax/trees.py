@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .languages import Lang
+from redraft.engine.syntax.languages import Lang
 
 __all__ = ["SyntaxTree", "TreeHandle", "encode", "point_at", "MAX_SYNTAX_CHARS"]
 

@@ -37,9 +37,9 @@ import re
 from collections import OrderedDict
 from functools import lru_cache
 
-from ..infill import Plan, drop_duplicate_tail
-from .languages import COMMENT_TYPES
-from .trees import SyntaxTree, encode
+from redraft.engine.plan import Plan, drop_duplicate_tail
+from redraft.engine.syntax.languages import COMMENT_TYPES
+from redraft.engine.syntax.trees import SyntaxTree, encode
 
 __all__ = ["finish", "insertion_errors", "window_tree", "balance_brackets", "bracket_scan", "syntax_truncate",
            "block_lines", "broken_at", "span_choose", "span_truncate", "MAX_BLOCK_LINES"]

@@ -1,0 +1,47 @@
+"""`redraft complete FILE LINE COL [--model DIR] [--effort E] [--json]`: one completion through the
+engine's pipeline, as the language server computes it (LINE and COL 1-based, COL in characters)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    from redraft.engine.pipeline import Engine, Request
+    from redraft.engine.settings import EFFORT_NAMES
+    ap = argparse.ArgumentParser(prog="redraft complete", description="Print one completion at FILE:LINE:COL.")
+    ap.add_argument("file", type=Path)
+    ap.add_argument("line", type=int, help="1-based line")
+    ap.add_argument("col", type=int, help="1-based column, in characters")
+    ap.add_argument("--model", default=None, help="checkpoint directory, or an open-weight model's hub-format "
+                    "directory (default: the shipped model)")
+    ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
+    ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
+    a = ap.parse_args(argv)
+    try:
+        text = a.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"redraft complete: cannot read {a.file}: {e}", file=sys.stderr)
+        return 2
+    lines = text.split("\n")
+    if not 1 <= a.line <= len(lines) or not 1 <= a.col <= len(lines[a.line - 1]) + 1:
+        print(f"redraft complete: {a.line}:{a.col} is outside {a.file} ({len(lines)} lines)", file=sys.stderr)
+        return 2
+    offset = sum(len(l) + 1 for l in lines[: a.line - 1]) + a.col - 1
+    from redraft.model.checkpoint import CheckpointError
+    from redraft.model.hub import HubError
+    try:
+        engine = Engine(a.model)
+    except (CheckpointError, HubError) as e:
+        print(f"redraft complete: cannot load the model: {e}", file=sys.stderr)
+        return 2
+    comp = engine.complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
+    if a.json:
+        print(json.dumps(None if comp is None else {
+            "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
+            "latency_ms": round(comp.latency_ms, 1)}))
+    else:
+        print("" if comp is None else comp.text)
+    return 0
