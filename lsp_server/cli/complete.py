@@ -19,7 +19,20 @@ def main(argv: list[str]) -> int:
                     "directory (default: the shipped model)")
     ap.add_argument("--effort", default="low", choices=EFFORT_NAMES)
     ap.add_argument("--json", action="store_true", help="print a JSON record instead of the bare text")
+    ap.add_argument("--workspace", type=Path, default=None, metavar="DIR",
+                    help="the project the file belongs to: its lines become candidates, as in the editor "
+                         "(indexed first; the language server indexes its workspace folder in the background)")
+    ap.add_argument("--gate", default="always", metavar="auto|always|P",
+                    help="withhold a completion less likely right than P (the `gate` setting; default always)")
     a = ap.parse_args(argv)
+    from redraft.engine.settings import parse_settings
+    settings, problems, _ = parse_settings({"gate": a.gate if a.gate in ("auto", "always") else _number(a.gate)})
+    if problems:
+        print(f"redraft complete: --gate: {problems[0]}", file=sys.stderr)
+        return 2
+    if a.workspace is not None and not a.workspace.is_dir():
+        print(f"redraft complete: --workspace {a.workspace}: not a directory", file=sys.stderr)
+        return 2
     try:
         text = a.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -37,11 +50,29 @@ def main(argv: list[str]) -> int:
     except (CheckpointError, HubError) as e:
         print(f"redraft complete: cannot load the model: {e}", file=sys.stderr)
         return 2
-    comp = engine.complete(Request(text=text, offset=offset, uri=str(a.file), effort=a.effort))
+    index = None
+    if a.workspace is not None:
+        from redraft.engine.syntax.languages import language_id_for_uri
+        from redraft.engine.workspace.index import WorkspaceIndex
+        index = WorkspaceIndex([a.workspace], [language_id_for_uri(str(a.file)) or "python"])
+        index.start()
+        index.wait()
+        index.update(a.file.resolve(), text, force=True)   # the file as given, as an editor's open tab
+    comp = engine.complete(Request(text=text, offset=offset, uri=a.file.resolve().as_uri(), effort=a.effort,
+                                   workspace=index, min_confidence=settings.gate))
+    shown = comp is not None and not comp.withheld
     if a.json:
         print(json.dumps(None if comp is None else {
-            "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
-            "latency_ms": round(comp.latency_ms, 1)}))
+            "text": comp.text if shown else "", "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
+            "latency_ms": round(comp.latency_ms, 1), "confidence": comp.confidence, "source": comp.source,
+            "withheld": comp.withheld}))
     else:
-        print("" if comp is None else comp.text)
+        print(comp.text if shown else "")
     return 0
+
+
+def _number(v: str) -> float | str:
+    try:
+        return float(v)
+    except ValueError:
+        return v

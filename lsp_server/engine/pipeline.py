@@ -24,12 +24,14 @@ from redraft.model import causal, checkpoint, hub_adapter, hub_sampler
 from redraft.model import precision as precisions
 from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
+from redraft.engine import gate
 from redraft.engine.infill import plan_infill, postprocess, resolve_tree
 from redraft.engine.plan import Plan
 from redraft.engine.lint import flaws
 from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
 from redraft.engine.syntax.trees import encode
 from redraft.engine.syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
+from redraft.engine.workspace.candidates import Candidate, project_candidates, typed_on_line
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,9 @@ class Request:
     tree: Any = None             # syntax.SyntaxTree / TreeHandle of exactly `text` (the server's), optional
     context_refresh: int = hub_sampler.REFRESH  # hub models: context keys/values recomputed every this many steps (1: exact)
     length: int | None = None    # the infill's length in tokens, fixed in advance (evaluation's oracle-length runs); None: the model decides
+    workspace: Any = None        # workspace.index.WorkspaceIndex: the project's lines as candidates; None: the document's only
+    min_confidence: float = 0.0  # the gate (gate.py): a completion less likely right than this is withheld; 0: always shown
+    keep_options: bool = False   # evaluation: score the options even without candidates, keep them in Engine.last_options
 
 
 @dataclass
@@ -77,6 +82,9 @@ class Completion:
     latency_ms: float = 0.0
     context_tokens: int = 0
     context_reused: int = 0
+    confidence: float | None = None  # gate.confidence of the text (None: not judged, e.g. hub models)
+    source: str = "model"            # "model" (its draft) or "project" (a line the project writes)
+    withheld: bool = False           # below the request's min_confidence: the front door shows nothing
 
 
 def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
@@ -260,6 +268,48 @@ class Engine:
             return text, conf, passes + 1
         return cands[best], probs[best], passes + 1
 
+    def _choose(self, req: Request, plan: Plan, tree, cache: ContextCache, text: str,
+                conf: list[float]) -> tuple[str, list[float], tuple[float, str] | None, int]:
+        """The draft (`text`) and the project's lines that continue the typed line
+        (workspace/candidates.py), each post-processed as the editor would get it, scored together
+        on the causal path (one forward pass: log p of the option, and of the rest of the line and
+        the next line after it); gate.rank picks the winner from the scores and how often the
+        project writes the resulting line, gate.confidence judges it. Returns (text, its per-token
+        probabilities, (confidence, source) or None when nothing was scored, forward passes)."""
+        cands = project_candidates(req.text, req.offset, req.workspace)
+        if not cands and req.min_confidence <= 0 and not req.keep_options:
+            return text, conf, None, 0
+        typed = typed_on_line(req.text, req.offset)
+        prefix = typed[1] if typed else ""
+        found: dict[str, Candidate | None] = {}
+        if text:
+            found[text] = None
+        for c in cands:
+            t = postprocess(c.text, plan, req.text, req.offset, tree, req.syntax)
+            if t and (t not in found or found[t] is None):
+                found[t] = c if t == c.text else Candidate(t, c.project, c.document)
+        if not found:
+            return text, conf, None, 0
+        rest = req.text[req.offset: req.offset + TAIL_CHARS]
+        end = rest.find("\n", rest.find("\n") + 1) if "\n" in rest else -1
+        tail = rest if end < 0 else rest[: end + 1]
+        keys = list(found)
+        sums, probs = causal.score(self.model, self.tok, cache.ids, cache.kv, keys, tail)
+        options = []
+        for k, total, p in zip(keys, sums, probs):
+            own = sum(math.log(max(x, 1e-9)) for x in p)
+            line = (prefix + k).strip()
+            c = found[k]
+            project = req.workspace.count(line) if req.workspace is not None else (c.project if c else 0)
+            options.append(gate.Option(text=k, line=line, logp=own, tail_logp=total - own, tokens=len(p),
+                                       project=project, document=c.document if c else 0, draft=k == text))
+        best, confidence = gate.choose(options)
+        if req.keep_options:
+            self.last_options = options
+        chosen = options[best]
+        source = "model" if chosen.draft else "project"
+        return chosen.text, (conf if chosen.draft else probs[best]), (confidence, source), 1
+
     def forget(self, uri: str) -> None:
         self._caches.pop(uri, None)
         self._caches.pop(uri + "#next-edit", None)
@@ -331,6 +381,10 @@ class Engine:
             if samples and plan.stop_at_newline:
                 text, conf, extra = self._rerank(req, plan, tree, cache, should_stop, text, conf, samples)
                 passes += extra
+            verdict = None
+            if plan.stop_at_newline and req.length is None and (req.effort != "instant" or req.keep_options):
+                text, conf, verdict, extra = self._choose(req, plan, tree, cache, text, conf)   # not at instant: the draft alone
+                passes += extra
             if tree is not None and plan.syntax and req.length is None:   # a fixed length is kept
                 fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
                 passes += extra
@@ -340,8 +394,12 @@ class Engine:
                 fill, fill_conf, extra = self._span(req, plan, tree, cache, should_stop, text)
                 passes += extra
                 if fill:
-                    text, conf = fill, fill_conf
-        return self._completion(req, plan, res, text, passes, t0, conf)
+                    text, conf, verdict = fill, fill_conf, None
+        out = self._completion(req, plan, res, text, passes, t0, conf)
+        if verdict is not None:
+            out.confidence, out.source = verdict
+            out.withheld = bool(text) and out.confidence < req.min_confidence
+        return out
 
     @staticmethod
     def _completion(req: Request, plan: Plan, res: SampleResult, text: str, passes: int, t0: float,

@@ -15,6 +15,11 @@ snake_case (`max_tokens`). Design decisions:
   "disable suggestions" toggle): requests then answer empty.
 * `syntax` (default true) turns the tree-sitter planning and truncation on for languages with a
   grammar (lsp_server/engine/syntax); false gives the plain line rules, e.g. to measure the difference.
+* `workspace_index` (default true) indexes the workspace's files in the background (its folders
+  from `initialize`; lsp_server/engine/workspace): the project's lines become candidates that the
+  model chooses among. `gate` ("auto": the threshold fitted on real
+  packages' code; "always" or 0, the default until then, shows everything) withholds a
+  completion that lsp_server/engine/gate.py judges less likely right than that.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
 """
@@ -46,6 +51,10 @@ class Settings:
     threads: int = 0                        # torch CPU threads; 0: auto (half the cores, at most 4)
     debug_step_delay_ms: int = 0            # test hook, see the module docstring
     syntax: bool = True                     # tree-sitter planning and truncation (false: the line rules)
+    workspace_index: bool = True            # index the workspace's files: the project's lines as candidates
+    workspace_max_files: int = 5000         # files the index reads at most
+    workspace_max_file_kb: int = 512        # larger files are not indexed
+    gate: float = 0.0                       # show a completion only when gate.confidence >= this (0: always)
 
     def language_enabled(self, language_id: str | None) -> bool:
         langs = self.enabled_languages
@@ -95,6 +104,16 @@ def _zero_or(check: Callable[[Any], int]) -> Callable[[Any], int]:
     return zero_or
 
 
+def _gate(v: Any) -> float:
+    """"auto" (gate.DEFAULT_THRESHOLD, fitted), "always" (0: show everything), or a number from 0 to 1."""
+    if isinstance(v, str) and v.strip().lower() in ("auto", "always", "off"):
+        from redraft.engine.gate import DEFAULT_THRESHOLD
+        return {"auto": DEFAULT_THRESHOLD, "always": 0.0, "off": 0.0}[v.strip().lower()]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        raise ValueError('expected "auto", "always", or a number from 0 to 1')
+    return float(v)
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ValueError("expected true or false")
@@ -115,6 +134,10 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "threads": _int_in(0, 256),
     "debug_step_delay_ms": _int_in(0, 10_000),
     "syntax": _bool,
+    "workspace_index": _bool,
+    "workspace_max_files": _int_in(1, 100_000),
+    "workspace_max_file_kb": _int_in(1, 16_384),
+    "gate": _gate,
 }
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 

@@ -149,6 +149,7 @@ class CompletionService(TicketBoard):
     def __init__(self, host: EngineHost, docs: DocumentStore, reporter: Reporter) -> None:
         super().__init__(reporter)
         self._host, self._docs = host, docs
+        self.workspace: Any = None      # the workspace index (lsp/workspace.py), once there is one
 
     def shutdown(self) -> None:
         self.cancel_all()
@@ -209,7 +210,8 @@ class CompletionService(TicketBoard):
                       uri=doc.uri, effort=settings.effort, max_tokens=settings.max_tokens,
                       context_tokens=settings.context_tokens, context_refresh=settings.context_refresh,
                       language_id=doc.language_id or None,
-                      syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None)
+                      syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None,
+                      workspace=self.workspace if settings.workspace_index else None, min_confidence=settings.gate)
         loop = asyncio.get_running_loop()
         try:
             comp = await loop.run_in_executor(self._host.model_thread, _denoise, engine, req, ticket,
@@ -228,5 +230,7 @@ class CompletionService(TicketBoard):
             return self._skip("declined")
         if not comp.text:
             return self._skip("empty")
+        if comp.withheld:
+            return self._skip("withheld")   # the gate: not likely enough to be right (gate.py)
         self.stats["completed"] += 1
         return Outcome(comp, index, feedback_payload(comp, doc.uri, new_completion_id(), kind))

@@ -47,6 +47,7 @@ from redraft.lsp.feedback import FeedbackLog
 from redraft.engine.next_edit.history import EditHistory
 from redraft.lsp.inline_edits import NextEditService, Outcome, stats_of
 from redraft.lsp.protocol import RedraftProtocol, converter_factory, read_messages
+from redraft.lsp.workspace import Workspace, roots_of
 from redraft.engine.settings import Settings, parse_settings
 
 try:
@@ -85,6 +86,7 @@ class RedraftServer(LanguageServer):
         self.completions = CompletionService(self.host, self.docs, self)
         self.next_edits = NextEditService(self.host, self.docs, self.history, self)
         self.applier = ApplyService(self.docs)
+        self.project = Workspace()   # the workspace index (pygls owns `workspace`)
 
     # -- Reporter ---------------------------------------------------------------------------------
     def log(self, kind: types.MessageType | Level, message: str) -> None:
@@ -138,9 +140,20 @@ class RedraftServer(LanguageServer):
                 self.log(types.MessageType.Warning, f"{source}: {p}")
         if ignored:
             self.log(types.MessageType.Log, f"{source}: ignoring unknown settings {', '.join(ignored)}")
+        if self.project.index is not None or self.host.started:
+            self.configure_workspace()
         if self.host.started:  # reload only if the model settings changed (start() is a no-op otherwise)
             self.host.start(self.settings)
             self.status_changed()
+
+    def configure_workspace(self) -> None:
+        """The workspace index for the current settings; the file watcher registered once it exists."""
+        had = self.project.index is not None
+        self.project.configure(self.settings)
+        self.completions.workspace = self.project.index
+        reg = None if had else self.project.registration(self.client_capabilities)
+        if reg is not None:
+            self.client_register_capability(reg)
 
     async def next_edit(self, params: Any) -> Outcome | None:
         """The next-edit requests' params (untyped: lsprotocol has no type for them, so pygls
@@ -201,11 +214,13 @@ server = RedraftServer()
 def on_initialize(ls: RedraftServer, params: types.InitializeParams) -> None:
     ls.lsp_loop = asyncio.get_event_loop()   # the HTTP API beside it reaches the engine through it
     ls.apply_settings(params.initialization_options, "initializationOptions")
+    ls.project.roots = roots_of(params)
 
 
 @server.feature(types.INITIALIZED)
 def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
     ls.host.start(ls.settings)  # load the model now, in the background, with $/progress
+    ls.configure_workspace()    # index the workspace's files, in the background
 
 
 @server.feature(types.SHUTDOWN)
@@ -240,6 +255,8 @@ def on_open(ls: RedraftServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.next_edits.invalidate(doc.uri)
     ls.docs.open(doc.uri, doc.text, doc.version, doc.language_id)
     ls.history.forget(doc.uri)  # a (re)open gives a new text: older hunks do not apply to it
+    if ls.settings.language_enabled(doc.language_id):
+        ls.project.opened(doc.uri, doc.text)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -263,6 +280,18 @@ def on_close(ls: RedraftServer, params: types.DidCloseTextDocumentParams) -> Non
     ls.docs.close(uri)
     ls.host.forget(uri)
     ls.history.forget(uri)
+    ls.project.closed(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def on_save(ls: RedraftServer, params: types.DidSaveTextDocumentParams) -> None:
+    doc = ls.docs.get(params.text_document.uri)
+    ls.project.saved(params.text_document.uri, doc.text if doc is not None else params.text)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def on_watched_files(ls: RedraftServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.project.watched(params.changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
@@ -340,7 +369,8 @@ def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     so that a client can check that the server's copy matches its own, and its recent edits' count."""
     out = {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
-           "documents": len(ls.docs), "settings": asdict(ls.settings), "nextEdit": stats_of(ls.next_edits)}
+           "documents": len(ls.docs), "settings": asdict(ls.settings), "nextEdit": stats_of(ls.next_edits),
+           "workspace": ls.project.stats()}
     uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
     if isinstance(uri, str):
         out["document"] = ls.docs.fingerprint(uri)

@@ -1,0 +1,175 @@
+"""Fit the chooser and the gate (lsp_server/engine/gate.py: RANK and CONFIDENCE) on the development
+split of bench/repo_lines.py, in process, and print the trade-off curve.
+
+    .venv/bin/python bench/fit_gate.py --split dev [--per-package 25] [--json F]
+
+For every case of the split (a line of a real package cut after its indentation, the file on
+disk holding the cut line, exactly as bench/repo_lines.py lays it out), the engine completes
+the cut with the workspace index of the package and keeps every option it scored
+(`Request.keep_options`): its draft and the project's lines, with their features. Then:
+* RANK: the weights that make the highest-ranked option the true line most often (coordinate
+  search over a small grid, the current weights as the start);
+* CONFIDENCE: a logistic regression of "the chosen option is the true line" on the chosen
+  option's features (numpy, L2, Newton steps);
+* the curve: for each threshold, the share of cases shown and the precision of what is shown.
+Never run on the held-out split.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from redraft.engine import gate  # noqa: E402
+
+
+def collect(split: str, per_package: int, seed: int, langs: list[str]) -> list[dict]:
+    """Every case's options, as dicts: the features, whether it is the draft, whether it is right."""
+    import repo_lines  # bench/repo_lines.py: the same packages, cuts and layout
+
+    from redraft.engine.pipeline import Engine, Request
+    from redraft.engine.workspace.index import WorkspaceIndex
+    engine = Engine(None, threads=2)
+    out = []
+    for ws, cases in repo_lines.iter_cases(split, per_package=per_package, seed=seed, langs=langs):
+        with repo_lines.cut_files(ws, cases):
+            index = WorkspaceIndex([ws.root], [ws.language])
+            index.start()
+            index.wait()
+            for case in cases:
+                text = case.cut_text
+                t0 = time.perf_counter()
+                engine.last_options = []
+                comp = engine.complete(Request(text=text, offset=case.offset, uri=case.path.as_uri(),
+                                               workspace=index, keep_options=True))
+                ms = (time.perf_counter() - t0) * 1000
+                truth = case.truth.strip()
+                opts = [{"f": gate.features(o), "draft": o.draft, "right": o.line == truth, "text": o.text,
+                         "degenerate": gate.degenerate(o.text)} for o in engine.last_options]
+                out.append({"package": ws.name, "language": ws.language, "truth": truth,
+                            "shown": comp.text if comp else "", "options": opts, "ms": ms})
+    return out
+
+
+def pick(case: dict, w: dict) -> int | None:
+    opts = case["options"]
+    if not opts:
+        return None
+    ranks = [sum(w[k] * o["f"][k] for k in w) - (1e3 if o["degenerate"] else 0) for o in opts]
+    return max(range(len(opts)), key=ranks.__getitem__)
+
+
+def exact(cases: list[dict], w: dict) -> int:
+    n = 0
+    for c in cases:
+        i = pick(c, w)
+        n += i is not None and c["options"][i]["right"]
+    return n
+
+
+def fit_rank(cases: list[dict], start: dict) -> dict:
+    w = dict(start)
+    grid = [-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+    best = exact(cases, w)
+    for _ in range(3):
+        for k in w:
+            for v in grid:
+                trial = dict(w, **{k: v})
+                e = exact(cases, trial)
+                if e > best:
+                    best, w = e, trial
+    return w
+
+
+def conf_rows(cases: list[dict], w: dict) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    keys = [k for k in gate.CONFIDENCE if k != "bias"]
+    X, y = [], []
+    for c in cases:
+        i = pick(c, w)
+        if i is None:
+            continue
+        o = c["options"][i]
+        if o["degenerate"] or not o["text"].strip():
+            continue
+        ranks = [sum(w[k] * p["f"][k] for k in w) for p in c["options"]]
+        others = [r for j, r in enumerate(ranks) if j != i]
+        f = dict(o["f"], margin=min(ranks[i] - max(others), 10.0) if others else 0.0,
+                 agree=float(o["draft"] and (o["f"]["project"] > 0 or o["f"]["document"] > 0)))
+        X.append([f[k] for k in keys])
+        y.append(float(o["right"]))
+    return np.array(X), np.array(y), keys
+
+
+def logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0) -> np.ndarray:
+    A = np.hstack([np.ones((len(X), 1)), X])
+    beta = np.zeros(A.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-A @ beta))
+        g = A.T @ (p - y) + l2 * np.r_[0, beta[1:]]
+        H = (A * (p * (1 - p))[:, None]).T @ A + l2 * np.diag(np.r_[0, np.ones(len(beta) - 1)])
+        beta -= np.linalg.solve(H, g)
+    return beta
+
+
+def curve(cases: list[dict], w_rank: dict, w_conf: dict) -> list[dict]:
+    scored = []
+    for c in cases:
+        i = pick(c, w_rank)
+        if i is None:
+            scored.append((0.0, False))
+            continue
+        o = c["options"][i]
+        ranks = [sum(w_rank[k] * p["f"][k] for k in w_rank) for p in c["options"]]
+        others = [r for j, r in enumerate(ranks) if j != i]
+        f = dict(o["f"], margin=min(ranks[i] - max(others), 10.0) if others else 0.0,
+                 agree=float(o["draft"] and (o["f"]["project"] > 0 or o["f"]["document"] > 0)))
+        z = w_conf["bias"] + sum(w_conf[k] * f[k] for k in w_conf if k != "bias")
+        conf = 0.0 if (o["degenerate"] or not o["text"].strip()) else 1 / (1 + math.exp(-z))
+        scored.append((conf, o["right"]))
+    rows = []
+    for t in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]:
+        shown = [r for cf, r in scored if cf >= t and (t > 0 or cf > 0)]
+        rows.append({"threshold": t, "shown": len(shown) / max(len(scored), 1),
+                     "precision": sum(shown) / max(len(shown), 1), "exact": sum(shown) / max(len(scored), 1)})
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", default="dev", choices=["dev"])
+    ap.add_argument("--per-package", type=int, default=25)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--langs", default="python")
+    ap.add_argument("--cases", type=Path, default=None, help="reuse collected options (JSON) instead of running")
+    ap.add_argument("--json", type=Path, default=None, help="write the collected options and the fit here")
+    a = ap.parse_args()
+    cases = json.loads(a.cases.read_text())["cases"] if a.cases else collect(a.split, a.per_package, a.seed,
+                                                                             a.langs.split(","))
+    n = len(cases)
+    print(f"{n} cases; the true line among the options in {sum(any(o['right'] for o in c['options']) for c in cases)}")
+    print(f"current RANK: exact {exact(cases, gate.RANK)}/{n}")
+    w_rank = fit_rank(cases, gate.RANK)
+    print(f"fitted RANK {w_rank}: exact {exact(cases, w_rank)}/{n}")
+    X, y, keys = conf_rows(cases, w_rank)
+    beta = logistic(X, y)
+    w_conf = {"bias": float(beta[0]), **{k: float(b) for k, b in zip(keys, beta[1:])}}
+    print("fitted CONFIDENCE", {k: round(v, 3) for k, v in w_conf.items()})
+    rows = curve(cases, w_rank, w_conf)
+    for r in rows:
+        print(f"  threshold {r['threshold']:.1f}: shown {r['shown']:.1%}, precision {r['precision']:.1%}, "
+              f"exact {r['exact']:.1%}")
+    if a.json:
+        a.json.write_text(json.dumps({"cases": cases, "rank": w_rank, "confidence": w_conf, "curve": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The workspace index (lsp_server/engine/workspace): which files it reads (.gitignore, vendored,
+minified, binary, oversized, the caps, symbolic-link loops, files that vanish or do not decode),
+how it follows edits, and the project's lines it offers as candidates. Real files in tmp dirs,
+real git, real tree-sitter grammars."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from redraft.engine.workspace.candidates import project_candidates, typed_on_line
+from redraft.engine.workspace.files import ignored, list_files, parse_gitignore
+from redraft.engine.workspace.index import WorkspaceIndex
+
+PY = {".py"}
+
+
+def write(root, rel, text, mode="w"):
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "wb":
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+def names(paths, root):
+    return sorted(str(p.relative_to(root)) for p in paths)
+
+
+def built(root, **kw) -> WorkspaceIndex:
+    ix = WorkspaceIndex([root], ["python"], **kw)
+    ix.start()
+    assert ix.wait(60)
+    return ix
+
+
+def test_gitignore_rules():
+    rules = parse_gitignore("# c\n*.log\n/build_out/\n!keep.log\ndocs/**/gen_*.py\nsecret?.py\n")
+    assert ignored("a/b/x.log", False, rules) and not ignored("a/keep.log", False, rules)
+    assert ignored("build_out", True, rules) and not ignored("src/build_out", True, rules)
+    assert ignored("docs/a/b/gen_x.py", False, rules) and not ignored("docs/a/b/x.py", False, rules)
+    assert ignored("secret1.py", False, rules) and not ignored("secret12.py", False, rules)
+
+
+def test_walk_honours_gitignore_and_skips_junk(tmp_path):
+    write(tmp_path, ".gitignore", "generated/\n*_pb2.py\n")
+    write(tmp_path, "pkg/a.py", "x = 1\n")
+    write(tmp_path, "pkg/sub/.gitignore", "local_*.py\n")
+    write(tmp_path, "pkg/sub/b.py", "y = 2\n")
+    write(tmp_path, "pkg/sub/local_c.py", "z = 3\n")
+    write(tmp_path, "pkg/msg_pb2.py", "proto = 1\n")
+    write(tmp_path, "generated/g.py", "g = 1\n")
+    write(tmp_path, "node_modules/m/index.py", "m = 1\n")
+    write(tmp_path, "pkg/app.min.py", "a=1\n")
+    write(tmp_path, "pkg/wide.py", "x = '" + "a" * 3000 + "'\n")
+    write(tmp_path, "pkg/blob.py", b"\x00\x01binary", mode="wb")
+    write(tmp_path, "pkg/big.py", "v = 1\n" * 40_000)
+    write(tmp_path, "pkg/readme.txt", "not code\n")
+    files, skipped = list_files(tmp_path, PY, max_files=100, max_bytes=100_000)
+    assert names(files, tmp_path) == ["pkg/a.py", "pkg/sub/b.py"]
+    assert skipped["minified"] == 2 and skipped["binary"] == 1 and skipped["oversized"] == 1
+
+
+def test_git_repository_uses_git_ignores(tmp_path):
+    write(tmp_path, ".gitignore", "ignored_dir/\n")
+    write(tmp_path, "a.py", "a = 1\n")
+    write(tmp_path, "ignored_dir/b.py", "b = 1\n")
+    write(tmp_path, "untracked.py", "c = 1\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "a.py", ".gitignore"], check=True)
+    write(tmp_path, ".git/info/exclude", "excluded_by_info.py\n")
+    write(tmp_path, "excluded_by_info.py", "d = 1\n")
+    files, _ = list_files(tmp_path, PY, max_files=100, max_bytes=100_000)
+    assert names(files, tmp_path) == ["a.py", "untracked.py"]
+
+
+def test_caps_and_symlink_loops(tmp_path):
+    for i in range(30):
+        write(tmp_path, f"m{i:02d}.py", f"value_{i} = compute({i})\n")
+    os.symlink(tmp_path, tmp_path / "loop")              # a directory link back to the root
+    os.symlink(tmp_path / "nowhere.py", tmp_path / "dangling.py")
+    files, skipped = list_files(tmp_path, PY, max_files=10, max_bytes=100_000)
+    assert len(files) == 10 and skipped["over_cap"] == 20
+    files, _ = list_files(tmp_path, PY, max_files=100, max_bytes=100_000)
+    assert len(files) == 30 and not any("loop" in p.relative_to(tmp_path).parts for p in files)
+
+
+def test_unreadable_and_vanishing_files_are_counted_not_fatal(tmp_path):
+    write(tmp_path, "good.py", "result = frobnicate(items)\n")
+    write(tmp_path, "latin1.py", "name = 'caf\xe9'\n".encode("latin-1"), mode="wb")
+    ix = built(tmp_path)
+    assert ix.stats["files"] == 1 and ix.stats["errors"] == 1
+    assert ix.refresh(tmp_path / "deleted_meanwhile.py") is False      # listed, then gone
+    (tmp_path / "good.py").unlink()
+    assert ix.refresh(tmp_path / "good.py") is False and ix.stats["files"] == 0
+    assert ix.lines_starting("result = ") == []
+
+
+def test_lines_by_frequency_and_definitions(tmp_path):
+    write(tmp_path, "pkg/a.py", "import logging\nlog = logging.getLogger(__name__)\n\n\n"
+                                "def frobnicate(items, factor=2):\n    return [i * factor for i in items]\n")
+    write(tmp_path, "pkg/b.py", "import logging\nlog = logging.getLogger(__name__)\nlog = logging.getLogger('x')\n")
+    write(tmp_path, "pkg/c.py", "log = logging.getLogger(__name__)\n\n\nclass Widget:\n    def spin(self):\n        pass\n")
+    ix = built(tmp_path)
+    assert ix.lines_starting("log = logging.")[:2] == [("log = logging.getLogger(__name__)", 3),
+                                                       ("log = logging.getLogger('x')", 1)]
+    assert [(d.kind, d.signature) for d in ix.definitions_of("frobnicate")] == \
+        [("function", "def frobnicate(items, factor=2):")]
+    assert {d.name for d in ix.file_definitions(tmp_path / "pkg/c.py")} == {"Widget", "spin"}
+
+
+def test_follows_edits(tmp_path):
+    p = write(tmp_path, "a.py", "total = add_numbers(a, b)\n")
+    ix = built(tmp_path)
+    assert ix.lines_starting("total = ") == [("total = add_numbers(a, b)", 1)]
+    ix.update(p, "total = multiply_numbers(a, b)\n", force=True)          # the editor's text
+    assert ix.lines_starting("total = ") == [("total = multiply_numbers(a, b)", 1)]
+    p.write_text("total = subtract_numbers(a, b)\n")                       # a watcher event
+    ix.refresh(p)
+    assert ix.lines_starting("total = ") == [("total = subtract_numbers(a, b)", 1)]
+    ix.remove(p)
+    assert ix.lines_starting("total = ") == [] and ix.definitions_of("x") == []
+    assert ix.update(p, "x = 1\n") is True and ix.update(p, "x = 2\n") is False   # throttled without force
+
+
+def test_candidates_from_the_document_and_the_project(tmp_path):
+    write(tmp_path, "util.py", "def frobnicate_widgets(widgets, factor):\n    return widgets\n")
+    write(tmp_path, "other.py", "result = frobnicate_widgets(ws, factor=2.5)\nresult = frobnicate_widgets(ws, factor=2.5)\n")
+    ix = built(tmp_path)
+    doc = "result = frob_local(1)\n\ndef grow(ws):\n    result = frob\n"
+    cur = doc.index("frob\n") + 4
+    assert typed_on_line(doc, cur) == ("    ", "result = frob")
+    cands = project_candidates(doc, cur, ix)
+    assert [(c.text, c.project, c.document) for c in cands] == \
+        [("_local(1)", 0, 1), ("nicate_widgets(ws, factor=2.5)", 2, 0)]
+    assert project_candidates(doc, cur - 3, ix) == []       # text follows the cursor on its line
+    assert project_candidates("r", 1, ix) == []             # too little typed
