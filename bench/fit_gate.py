@@ -1,10 +1,10 @@
 """Fit the chooser and the gate (lsp_server/engine/gate.py: RANK and CONFIDENCE) on the development
 split of bench/repo_lines.py, in process, and print the trade-off curve.
 
-    .venv/bin/python bench/fit_gate.py --split dev [--per-package 25] [--json F]
+    .venv/bin/python bench/fit_gate.py --workspaces data/repo_bench/dev/python [--per-package 25] [--json F]
 
-For every case of the split (a line of a real package cut after its indentation, the file on
-disk holding the cut line, exactly as bench/repo_lines.py lays it out), the engine completes
+For every case (a line of a package of the development split cut at a seeded point after its
+indentation, the file on disk holding the cut line, as bench/repo_lines.py lays it out), the engine completes
 the cut with the workspace index of the package and keeps every option it scored
 (`Request.keep_options`): its draft and the project's lines, with their features. Then:
 * RANK: the weights that make the highest-ranked option the true line most often (coordinate
@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -31,31 +33,72 @@ sys.path.insert(0, str(ROOT))
 from redraft.engine import gate  # noqa: E402
 
 
-def collect(split: str, per_package: int, seed: int, langs: list[str]) -> list[dict]:
-    """Every case's options, as dicts: the features, whether it is the draft, whether it is right."""
-    import repo_lines  # bench/repo_lines.py: the same packages, cuts and layout
+CODE_LINE = re.compile(r"^\s*[^\s#/*\"']")
+SKIP_PARTS = {"tests", "test", "testing", "docs", "doc", "examples", "vendor", "_vendor", "benchmarks"}
 
+
+def workspaces(root: Path) -> list[Path]:
+    """The package workspaces under `root` (one directory each)."""
+    return sorted(p.resolve() for p in root.iterdir() if p.is_dir())
+
+
+def cut_cases(ws: Path, n: int, rng: random.Random, ext: str = ".py") -> list[dict]:
+    """n lines of the package's own modules, cut at a seeded point after their indentation (what is
+    typed so far stays, the rest of the line is gone): the same rule as bench/repo_lines.py."""
+    files = [p for p in sorted(ws.rglob("*" + ext)) if not (set(p.relative_to(ws).parts[:-1]) & SKIP_PARTS)
+             and not p.name.startswith("test")]
+    lines = []
+    for p in files:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for i, line in enumerate(text.split("\n")):
+            code = line.strip()
+            if len(code) >= 6 and CODE_LINE.match(line) and len(line) <= 200:
+                lines.append((p, i))
+    rng.shuffle(lines)
+    out = []
+    for p, i in lines[:n]:
+        text = p.read_text(encoding="utf-8")
+        rows = text.split("\n")
+        line = rows[i]
+        indent = len(line) - len(line.lstrip())
+        col = rng.randint(indent, len(line.rstrip()) - 1)
+        rows[i] = line[:col]
+        offset = sum(len(r) + 1 for r in rows[:i]) + col
+        out.append({"path": p, "truth": line, "cut_text": "\n".join(rows), "offset": offset, "original": text})
+    return out
+
+
+def collect(root: Path, per_package: int, seed: int) -> list[dict]:
+    """Every case's options, as dicts: the features, whether it is the draft, whether it is right."""
     from redraft.engine.pipeline import Engine, Request
     from redraft.engine.workspace.index import WorkspaceIndex
     engine = Engine(None, threads=2)
     out = []
-    for ws, cases in repo_lines.iter_cases(split, per_package=per_package, seed=seed, langs=langs):
-        with repo_lines.cut_files(ws, cases):
-            index = WorkspaceIndex([ws.root], [ws.language])
-            index.start()
-            index.wait()
-            for case in cases:
-                text = case.cut_text
+    for ws in workspaces(root):
+        rng = random.Random(f"{seed}:{ws.name}")
+        index = WorkspaceIndex([ws], ["python"])
+        index.start()
+        index.wait()
+        for case in cut_cases(ws, per_package, rng):
+            path = case["path"]
+            # the index holds the cut line, as when the file on disk does (then the original again)
+            index.update(path, case["cut_text"], force=True)
+            try:
                 t0 = time.perf_counter()
                 engine.last_options = []
-                comp = engine.complete(Request(text=text, offset=case.offset, uri=case.path.as_uri(),
+                comp = engine.complete(Request(text=case["cut_text"], offset=case["offset"], uri=path.as_uri(),
                                                workspace=index, keep_options=True))
                 ms = (time.perf_counter() - t0) * 1000
-                truth = case.truth.strip()
-                opts = [{"f": gate.features(o), "draft": o.draft, "right": o.line == truth, "text": o.text,
-                         "degenerate": gate.degenerate(o.text)} for o in engine.last_options]
-                out.append({"package": ws.name, "language": ws.language, "truth": truth,
-                            "shown": comp.text if comp else "", "options": opts, "ms": ms})
+            finally:
+                index.update(path, case["original"], force=True)
+            truth = case["truth"].strip()
+            opts = [{"f": gate.features(o), "draft": o.draft, "right": o.line == truth, "text": o.text,
+                     "degenerate": gate.degenerate(o.text)} for o in engine.last_options]
+            out.append({"package": ws.name, "truth": truth, "shown": comp.text if comp else "", "options": opts,
+                        "ms": ms})
     return out
 
 
@@ -77,7 +120,7 @@ def exact(cases: list[dict], w: dict) -> int:
 
 def fit_rank(cases: list[dict], start: dict) -> dict:
     w = dict(start)
-    grid = [-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
+    grid = [-1.0, -0.5, -0.25, -0.1, 0.0, 0.05, 0.1, 0.15, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
     best = exact(cases, w)
     for _ in range(3):
         for k in w:
@@ -144,15 +187,14 @@ def curve(cases: list[dict], w_rank: dict, w_conf: dict) -> list[dict]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="dev", choices=["dev"])
+    ap.add_argument("--workspaces", type=Path, default=Path("data/repo_bench/dev/python"),
+                    help="a folder of unpacked packages of the development split, one folder each")
     ap.add_argument("--per-package", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--langs", default="python")
     ap.add_argument("--cases", type=Path, default=None, help="reuse collected options (JSON) instead of running")
     ap.add_argument("--json", type=Path, default=None, help="write the collected options and the fit here")
     a = ap.parse_args()
-    cases = json.loads(a.cases.read_text())["cases"] if a.cases else collect(a.split, a.per_package, a.seed,
-                                                                             a.langs.split(","))
+    cases = json.loads(a.cases.read_text())["cases"] if a.cases else collect(a.workspaces, a.per_package, a.seed)
     n = len(cases)
     print(f"{n} cases; the true line among the options in {sum(any(o['right'] for o in c['options']) for c in cases)}")
     print(f"current RANK: exact {exact(cases, gate.RANK)}/{n}")
@@ -162,6 +204,26 @@ def main() -> int:
     beta = logistic(X, y)
     w_conf = {"bias": float(beta[0]), **{k: float(b) for k, b in zip(keys, beta[1:])}}
     print("fitted CONFIDENCE", {k: round(v, 3) for k, v in w_conf.items()})
+    # out of sample: each package scored by weights fitted on the others
+    held = []
+    for pkg in sorted({c["package"] for c in cases}):
+        train = [c for c in cases if c["package"] != pkg]
+        test = [c for c in cases if c["package"] == pkg]
+        wr = fit_rank(train, gate.RANK)
+        Xt, yt, _ = conf_rows(train, wr)
+        bt = logistic(Xt, yt)
+        wc = {"bias": float(bt[0]), **{k: float(b) for k, b in zip(keys, bt[1:])}}
+        held.append((test, wr, wc))
+    print("leave-one-package-out (each package by weights fitted on the others):")
+    for t in (0.0, 0.2, 0.3, 0.4, 0.5):
+        shown = right = total = 0
+        for test, wr, wc in held:
+            r = [row for row in curve(test, wr, wc) if abs(row["threshold"] - t) < 1e-9][0]
+            total += len(test)
+            shown += r["shown"] * len(test)
+            right += r["exact"] * len(test)
+        print(f"  threshold {t:.1f}: shown {shown / total:.1%}, precision {right / max(shown, 1):.1%}, "
+              f"exact {right / total:.1%}")
     rows = curve(cases, w_rank, w_conf)
     for r in rows:
         print(f"  threshold {r['threshold']:.1f}: shown {r['shown']:.1%}, precision {r['precision']:.1%}, "

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from redraft.lsp.convert import LineIndex  # noqa: E402
-from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient  # noqa: E402
+from redraft.lsp.stdio_client import DEFAULT_CAPABILITIES, SERVE_CMD, JsonRpcStdioClient  # noqa: E402
 from redraft.model.precision import cpu_info  # noqa: E402
 
 
@@ -63,6 +63,9 @@ def main(argv=None) -> int:
     ap.add_argument("--lines", type=int, default=12, help="lines to retype")
     ap.add_argument("--precision", default=None, help="auto | fp32 | bf16 | int8 (default: the server's auto)")
     ap.add_argument("--json", default=None, help="write the figures here too")
+    ap.add_argument("--workspace", default=None, metavar="DIR",
+                    help="open DIR as the workspace folder (indexed in the background while typing; the "
+                         "keystrokes answered while the index was still being built are reported apart)")
     a = ap.parse_args(argv)
     src = Path(textwrap.__file__).read_text()
     cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
@@ -71,7 +74,14 @@ def main(argv=None) -> int:
     client = JsonRpcStdioClient(cmd, timeout=120)
     try:
         t0 = time.perf_counter()
-        client.initialize(opts)
+        if a.workspace:
+            root = Path(a.workspace).resolve()
+            client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "initializationOptions": opts,
+                                          "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+                                          "capabilities": DEFAULT_CAPABILITIES})
+            client.notify("initialized", {})
+        else:
+            client.initialize(opts)
         init_ms = (time.perf_counter() - t0) * 1000
         uri = "file:///bench/textwrap.py"
         lines = src.split("\n")
@@ -87,6 +97,7 @@ def main(argv=None) -> int:
         client.close_document(uri)
 
         typing: list[float] = []
+        while_indexing: list[float] = []
         version = 1
         for n, i in enumerate(picks):
             cur = lines[i]
@@ -111,6 +122,11 @@ def main(argv=None) -> int:
                 text = text[:offset] + ch + text[offset:]
                 offset += 1
                 typing.append(complete(client, u, text, offset))
+                if a.workspace and len(typing) % 10 == 1:
+                    ws = client.request("workspace/executeCommand", {"command": "redraft.stats"})["workspace"] or {}
+                    indexing = ws.get("state") == "indexing"
+                if a.workspace and indexing:
+                    while_indexing.append(typing[-1])
             client.close_document(u)
         mem = rss_mib(client.proc.pid)
         stats = client.request("workspace/executeCommand", {"command": "redraft.stats"})
@@ -122,7 +138,14 @@ def main(argv=None) -> int:
                "typing_p95_ms": round(pct(typing, 0.95), 1), "typing_max_ms": round(max(typing), 1),
                "typing_mean_ms": round(statistics.mean(typing), 1),
                "rss_mib": round(mem.get("VmRSS", 0), 1), "peak_rss_mib": round(mem.get("VmHWM", 0), 1),
-               "cache_hit_rate": round(counts.get("context_reused", 0) / max(1, counts.get("context_tokens", 0)), 4)}
+               "cache_hit_rate": round(counts.get("context_reused", 0) / max(1, counts.get("context_tokens", 0)), 4),
+               "shown": counts.get("completed", 0), "withheld": counts.get("withheld", 0)}
+        if a.workspace:
+            ws = stats["workspace"] or {}
+            res["workspace"] = {k: ws.get(k) for k in ("files", "distinct_lines", "definitions", "build_s", "state")}
+            res["typing_while_indexing"] = {"requests": len(while_indexing),
+                                            "p50_ms": round(pct(while_indexing, 0.5), 1) if while_indexing else None,
+                                            "p95_ms": round(pct(while_indexing, 0.95), 1) if while_indexing else None}
         client.request("shutdown")
         client.notify("exit")
     finally:

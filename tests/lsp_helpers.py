@@ -16,7 +16,9 @@ SERVE = [sys.executable, "-m", "redraft", "serve"]
 # an item comes back, and with syntax-aware truncation that depends on the model's quality (a
 # candidate that cannot be cut to a clean parse answers empty, by design); the syntax path has its
 # own server test (tests/test_syntax_server.py), which turns it back on.
-TEST_OPTIONS: dict[str, Any] = {"threads": 1, "syntax": False}
+# "gate": "always": these tests are about the protocol and the drafting, so every draft is shown (the
+# gate has its own tests, tests/test_workspace_server.py).
+TEST_OPTIONS: dict[str, Any] = {"threads": 1, "syntax": False, "gate": "always"}
 
 CAPABILITIES = types.ClientCapabilities(
     window=types.WindowClientCapabilities(work_done_progress=True),
@@ -110,11 +112,12 @@ def messages(client: LanguageClient, needle: str) -> list[str]:
 
 def raw_session(uri: str, text: str):
     """The real server through the raw client (redraft.lsp.stdio_client), initialized with one torch
-    thread and no capabilities, `text` open at `uri`: for tests that write exact bytes."""
+    thread, every draft shown (gate "always") and no capabilities, `text` open at `uri`: for tests that
+    write exact bytes."""
     from redraft.lsp.stdio_client import JsonRpcStdioClient
     c = JsonRpcStdioClient()
     c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {},
-                             "initializationOptions": {"threads": 1}})
+                             "initializationOptions": {"threads": 1, "gate": "always"}})
     c.notify("initialized", {})
     c.open_document(uri, text)
     return c

@@ -30,13 +30,13 @@ def test_bad_position_and_missing_file_are_clear_errors(tmp_path):
 
 
 def test_workspace_lines_and_the_gate(tmp_path):
-    """--workspace: a line only another file of the project writes is offered, as in the editor;
-    --gate 1.0 withholds it (an empty answer, withheld in the record); a bad --gate is exit 2."""
+    """--workspace: a line only another file of the project writes is offered, as in the editor
+    (every answer shown with --gate always); --gate 1.0 withholds it (an empty answer, withheld in the record); a bad --gate is exit 2."""
     (tmp_path / "util.py").write_text("def frobnicate_widgets(ws, factor):\n    return ws\n")
     (tmp_path / "other.py").write_text("result = frobnicate_widgets(ws, factor=2.5)\n" * 2)
     src = tmp_path / "m.py"
     src.write_text("def grow(ws):\n    result = frob\n    return result\n")
-    r = run(src, 2, 18, "--json", "--workspace", tmp_path)
+    r = run(src, 2, 18, "--json", "--workspace", tmp_path, "--gate", "always")
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["text"] == "nicate_widgets(ws, factor=2.5)" and rec["source"] == "project"

@@ -62,7 +62,7 @@ def test_helix_session_gets_valid_utf8_ranges(config: dict):
     server = config["language-server"]["redraft"]
     exe = shutil.which(server["command"], path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     assert exe, "redraft is not on PATH next to this interpreter"
-    settings = {"redraft": {**server["config"]["redraft"], "threads": 1}}
+    settings = {"redraft": {**server["config"]["redraft"], "threads": 1, "gate": "always"}}
     client = JsonRpcStdioClient([exe, *server["args"]], configuration=settings, timeout=120)
     try:
         init = client.initialize(settings, HELIX_CAPABILITIES)
@@ -98,7 +98,7 @@ def test_helix_gets_the_next_edit_as_a_code_action_in_utf8_columns(config: dict)
     # Helix cannot send redraft's next-edit requests; it lists code actions (`space a`)
     server = config["language-server"]["redraft"]
     exe = shutil.which(server["command"], path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    settings = {"redraft": {**server["config"]["redraft"], "threads": 1}}
+    settings = {"redraft": {**server["config"]["redraft"], "threads": 1, "gate": "always"}}
     client = JsonRpcStdioClient([exe, *server["args"]], configuration=settings, timeout=120)
     try:
         client.initialize(settings, HELIX_CAPABILITIES)

@@ -63,7 +63,7 @@ async def test_utf8_position_encoding_when_the_client_prefers_it():
     then counted in UTF-8 bytes."""
     c = JsonRpcStdioClient()
     try:
-        init = c.request("initialize", {"processId": None, "rootUri": None, "initializationOptions": {"threads": 1},
+        init = c.request("initialize", {"processId": None, "rootUri": None, "initializationOptions": {"threads": 1, "gate": "always"},
                                         "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]}}})
         assert init["capabilities"]["positionEncoding"] == "utf-8"
         c.notify("initialized", {})

@@ -119,7 +119,7 @@ def test_8_cancel_request_with_a_bad_id_is_ignored(server, cancel_id):
 def test_9_exit_while_the_model_is_loading_is_clean():
     c = JsonRpcStdioClient()
     c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {"window": {"workDoneProgress": True}},
-                             "initializationOptions": {"threads": 1}})
+                             "initializationOptions": {"threads": 1, "gate": "always"}})
     c.notify("initialized", {})
     time.sleep(0.3)                                   # the model is loading now
     assert c.close() == 0                             # shutdown + exit
@@ -130,7 +130,7 @@ def test_9_exit_while_the_model_is_loading_is_clean():
 
 def test_9_exit_while_denoising_is_clean():
     c = JsonRpcStdioClient()
-    c.initialize({"threads": 1, "effort": "max", "debugStepDelayMs": 200})
+    c.initialize({"threads": 1, "effort": "max", "debugStepDelayMs": 200, "gate": "always"})
     c.open_document(URI, SAMPLE)
     c.inline_completion(URI, SAMPLE, SAMPLE.index("return ") + 7, timeout=60)   # the model is loaded
     c.request_async("textDocument/inlineCompletion", {"textDocument": {"uri": URI}, "position": RETURN,

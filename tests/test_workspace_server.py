@@ -74,7 +74,7 @@ def complete(c: Client, path: Path, text: str, offset: int) -> str | None:
 
 
 def test_a_completion_uses_a_line_only_another_file_writes(workspace):
-    c = start(workspace)
+    c = start(workspace, gate="always")
     try:
         wait_for(lambda: (stats(c)["workspace"] or {}).get("state") == "ready", "the index")
         path = workspace / "pkg" / "cur.py"
@@ -90,7 +90,7 @@ def test_a_completion_uses_a_line_only_another_file_writes(workspace):
 
 
 def test_watched_files_reach_the_index(workspace):
-    c = start(workspace)
+    c = start(workspace, gate="always")
     try:
         wait_for(lambda: (stats(c)["workspace"] or {}).get("state") == "ready", "the index")
         new = workspace / "pkg" / "new.py"

@@ -22,8 +22,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--workspace", type=Path, default=None, metavar="DIR",
                     help="the project the file belongs to: its lines become candidates, as in the editor "
                          "(indexed first; the language server indexes its workspace folder in the background)")
-    ap.add_argument("--gate", default="always", metavar="auto|always|P",
-                    help="withhold a completion less likely right than P (the `gate` setting; default always)")
+    ap.add_argument("--gate", default="auto", metavar="auto|always|P",
+                    help="withhold a completion less likely right than P (the `gate` setting; default auto, "
+                         "as the server)")
     a = ap.parse_args(argv)
     from redraft.engine.settings import parse_settings
     settings, problems, _ = parse_settings({"gate": a.gate if a.gate in ("auto", "always") else _number(a.gate)})

@@ -349,6 +349,13 @@ class Engine:
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:
+        if req.workspace is not None:
+            with req.workspace.serving():     # the index's background build pauses meanwhile
+                return self._complete(req, should_stop, on_step)
+        return self._complete(req, should_stop, on_step)
+
+    def _complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
+                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:
         if req.effort not in EFFORTS:
             raise ValueError(f"unknown effort {req.effort!r}; choose from {list(EFFORTS)}")
         if not 0 <= req.offset <= len(req.text):

@@ -17,8 +17,8 @@ snake_case (`max_tokens`). Design decisions:
   grammar (lsp_server/engine/syntax); false gives the plain line rules, e.g. to measure the difference.
 * `workspace_index` (default true) indexes the workspace's files in the background (its folders
   from `initialize`; lsp_server/engine/workspace): the project's lines become candidates that the
-  model chooses among. `gate` ("auto": the threshold fitted on real
-  packages' code; "always" or 0, the default until then, shows everything) withholds a
+  model chooses among. `gate` (default "auto", 0.3: the threshold
+  fitted on real packages' code; "always" or 0 shows everything) withholds a
   completion that lsp_server/engine/gate.py judges less likely right than that.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
@@ -54,7 +54,7 @@ class Settings:
     workspace_index: bool = True            # index the workspace's files: the project's lines as candidates
     workspace_max_files: int = 5000         # files the index reads at most
     workspace_max_file_kb: int = 512        # larger files are not indexed
-    gate: float = 0.0                       # show a completion only when gate.confidence >= this (0: always)
+    gate: float = 0.3                       # show a completion only when gate.confidence >= this (0: always; gate.DEFAULT_THRESHOLD)
 
     def language_enabled(self, language_id: str | None) -> bool:
         langs = self.enabled_languages

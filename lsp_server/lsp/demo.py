@@ -156,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run(client: JsonRpcStdioClient, text: str, effort: str) -> int:
     t0 = time.perf_counter()
     init = client.request("initialize", {
-        "processId": None, "rootUri": None, "initializationOptions": {"redraft": {"effort": effort}},
+        # every draft shown (gate "always"): the demo shows what the model writes; in an editor the
+        # default gate keeps the ones unlikely to be right to itself
+        "processId": None, "rootUri": None, "initializationOptions": {"redraft": {"effort": effort, "gate": "always"}},
         "capabilities": {"window": {"workDoneProgress": True},
                          "textDocument": {"inlineCompletion": {}, "completion": {}, "synchronization": {}}}})
     caps = init["capabilities"]

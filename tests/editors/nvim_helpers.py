@@ -34,7 +34,7 @@ vim.opt.rtp:prepend({lua_str(PLUGIN)})
 vim.o.swapfile = false
 require("redraft").setup({{
   cmd = {{ {lua_str(REDRAFT)}, "serve" }},
-  settings = {{ threads = 1, {settings} }},
+  settings = {{ threads = 1, gate = "always", {settings} }},
   {options}
 }})
 """

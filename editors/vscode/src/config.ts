@@ -17,6 +17,8 @@ export const SERVER_KEYS = [
   'contextRefresh',
   'enabledLanguages',
   'syntax',
+  'workspaceIndex',
+  'gate',
   'threads',
   'feedbackFile',
 ] as const;

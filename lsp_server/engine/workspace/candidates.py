@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MIN_TYPED = 2       # characters of the line's code typed before the project is asked
-MAX_CANDIDATES = 8  # lines handed to the model to score
+MAX_CANDIDATES = 3  # lines handed to the model to score (each costs the causal pass a row)
 DOC_WEIGHT = 3      # a line of the document itself counts this many project lines
 DOC_WINDOW = 100_000  # characters of the document either side of the cursor read for its lines
 

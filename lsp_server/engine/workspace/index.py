@@ -8,9 +8,10 @@ definitions from tree-sitter (name, kind, signature line, position). From these:
 and `definitions_of` (where the project defines a name).
 
 Design decisions:
-* Requests never wait: `build` runs on its own daemon thread at a low priority share of the CPU
-  (it sleeps a little between files so that typing keeps its cores); readers see whatever is
-  indexed so far. A lock guards the tables; readers hold it for a dictionary look-up and a bisect.
+* Requests never wait: `build` runs on its own daemon thread and pauses between files while a
+  request runs (`serving`; bench/RESULTS.md measured what a build contending for the interpreter
+  lock cost typing); readers see whatever is indexed so far. A lock guards the tables; readers hold
+  it for a dictionary look-up and a bisect.
 * Bounded: at most `max_files` files of at most `max_bytes` each, lines of 3..MAX_LINE characters,
   at most `max_lines` distinct lines in all (a line past that still counts where it is known).
   Measured on 5,000 files in bench/RESULTS.md.
@@ -28,9 +29,12 @@ from __future__ import annotations
 import bisect
 import heapq
 import logging
+import multiprocessing
+import os
 import threading
 import time
 from array import array
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -43,7 +47,6 @@ MAX_LINE = 200           # longer lines are not candidates (and rarely repeat)
 UPDATE_EVERY = 2.0       # seconds between re-indexing one file without `force`
 RESORT_AT = 4096         # lines added since the sorted view was built that start a rebuild
 SCAN = 20_000           # sorted lines read at most per look-up
-YIELD_EVERY = 16         # files indexed between short sleeps (the build yields the CPU to typing)
 
 EXTENSIONS = {"python": {".py", ".pyi"}, "javascript": {".js", ".mjs", ".cjs", ".jsx"},
               "typescript": {".ts", ".tsx", ".mts", ".cts"}, "rust": {".rs"}, "go": {".go"}}
@@ -148,6 +151,7 @@ class WorkspaceIndex:
         self._recent: list[int] = []        # ids of lines added since the sorted view was built
         self._sorting = False
         self._stop = threading.Event()
+        self._busy = 0                      # requests running now: the build waits for them (`serving`)
         self._thread: threading.Thread | None = None
         self.stats = {"files": 0, "lines": 0, "distinct_lines": 0, "definitions": 0, "skipped": {},
                       "build_s": None, "state": "idle", "errors": 0}
@@ -170,29 +174,81 @@ class WorkspaceIndex:
         return not self._thread.is_alive()
 
     def _build(self) -> None:
+        """The build's parent side: a child process lists, reads and parses the files (`scan`) and
+        sends each batch's lines and definitions; this thread only puts them in the tables,
+        waiting while a request runs. The parsing never competes with the model's thread for the
+        interpreter lock."""
         t0 = time.perf_counter()
         self.stats["state"] = "indexing"
-        exts = set().union(*(EXTENSIONS.get(lang, set()) for lang in self.languages)) if self.languages else set()
-        for root in self.roots:
+        ctx = multiprocessing.get_context("spawn")
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=scan, args=(send, [str(r) for r in self.roots], self.languages, self.max_files,
+                                              self.max_bytes), name="redraft-index-scan", daemon=True)
+        try:
             try:
-                paths, skipped = list_files(root, exts, self.max_files - len(self._files), self.max_bytes)
-            except Exception as e:  # noqa: BLE001 - a root that cannot be listed indexes nothing
-                log.warning("cannot list %s: %s", root, e)
-                continue
-            for k, v in skipped.items():
-                self.stats["skipped"][k] = self.stats["skipped"].get(k, 0) + v
-            for n, path in enumerate(paths):
-                if self._stop.is_set():
-                    self.stats["state"] = "stopped"
-                    return
-                if str(path) in self._files:   # the editor's text came first (didOpen)
-                    continue
-                self.refresh(path)
-                if n % YIELD_EVERY == YIELD_EVERY - 1:
-                    time.sleep(0.002)
+                proc.start()
+            except Exception as e:  # noqa: BLE001 - no child process: the build is this thread's
+                log.warning("indexing in this process: %s", e)
+                return self._build_here(t0)
+            send.close()
+            while not self._stop.is_set():
+                try:
+                    kind, payload = recv.recv()
+                except (EOFError, OSError):
+                    break
+                if kind == "skipped":
+                    for k, v in payload.items():
+                        self.stats["skipped"][k] = self.stats["skipped"].get(k, 0) + v
+                elif kind == "errors":
+                    self.stats["errors"] += payload
+                elif kind == "done":
+                    break
+                else:
+                    for path, lang, lines, defs in payload:
+                        while self._busy and not self._stop.is_set():
+                            time.sleep(0.002)   # a request is running: it gets the interpreter to itself
+                        if path not in self._files:   # the editor's text came first (didOpen)
+                            self._insert(path, lang, lines, [Definition(*d) for d in defs])
+        finally:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join(5)
+            recv.close()
+        if self._stop.is_set():
+            self.stats["state"] = "stopped"
+            return
         self._resort()
         self.stats["build_s"] = round(time.perf_counter() - t0, 3)
         self.stats["state"] = "ready"
+
+    def _build_here(self, t0: float) -> None:
+        exts = set().union(*(EXTENSIONS.get(lang, set()) for lang in self.languages)) if self.languages else set()
+        for root in self.roots:
+            paths, skipped = list_files(root, exts, self.max_files - len(self._files), self.max_bytes)
+            for k, v in skipped.items():
+                self.stats["skipped"][k] = self.stats["skipped"].get(k, 0) + v
+            for path in paths:
+                if self._stop.is_set():
+                    self.stats["state"] = "stopped"
+                    return
+                while self._busy and not self._stop.is_set():
+                    time.sleep(0.002)
+                if str(path) not in self._files:
+                    self.refresh(path)
+        self._resort()
+        self.stats["build_s"] = round(time.perf_counter() - t0, 3)
+        self.stats["state"] = "ready"
+
+    @contextmanager
+    def serving(self):
+        """Around a request's model work: the background build pauses between files meanwhile (its
+        Python work would otherwise contend for the interpreter lock with the model's thread and
+        make keystrokes wait)."""
+        self._busy += 1
+        try:
+            yield self
+        finally:
+            self._busy -= 1
 
     # -- keeping current ---------------------------------------------------------------------------
     def refresh(self, path: Path | str) -> bool:
@@ -226,13 +282,17 @@ class WorkspaceIndex:
             return False
         if old is None and len(self._files) >= self.max_files:
             return False
-        lines = code_lines(text)
-        defs = definitions(text, lang, key)
+        self._insert(key, lang, [s for _, s in code_lines(text)], definitions(text, lang, key))
+        return True
+
+    def _insert(self, key: str, lang: str, lines: list[str], defs: list[Definition]) -> None:
+        now = time.monotonic()
         with self._lock:
+            old = self._files.get(key)
             if old is not None:
                 self._forget(key, old)
             ids = array("i")
-            for _, s in lines:
+            for s in lines:
                 i = self._ids.get(s)
                 if i is None:
                     if len(self._text) >= self.max_lines:
@@ -255,7 +315,6 @@ class WorkspaceIndex:
                 self._sorting = True
         if resort:
             threading.Thread(target=self._resort, name="redraft-index-sort", daemon=True).start()
-        return True
 
     def remove(self, path: Path | str) -> None:
         key = str(Path(path))
@@ -324,3 +383,45 @@ class WorkspaceIndex:
     def snapshot_stats(self) -> dict:
         with self._lock:
             return dict(self.stats, skipped=dict(self.stats["skipped"]))
+
+
+def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max_bytes: int, batch: int = 32) -> None:
+    """The build's child process: every indexable file's code lines and definitions, sent in
+    batches of `batch` files as ("files", [(path, language, lines, definitions)]); then what was
+    skipped, the files that could not be read, and ("done", None)."""
+    exts = set().union(*(EXTENSIONS.get(lang, set()) for lang in languages)) if languages else set()
+    errors, left = 0, max_files
+    try:
+        os.nice(10)                         # the model's threads come first on a small machine
+    except OSError:
+        pass
+    try:
+        for root in roots:
+            try:
+                paths, skipped = list_files(Path(root), exts, left, max_bytes)
+            except Exception:  # noqa: BLE001 - a root that cannot be listed indexes nothing
+                continue
+            conn.send(("skipped", skipped))
+            out = []
+            for p in paths:
+                key = str(p)
+                lang = language_of(key, languages)
+                try:
+                    text = p.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError, ValueError):
+                    errors += 1
+                    continue
+                defs = [(d.name, d.kind, d.signature, d.path, d.line) for d in definitions(text, lang, key)]
+                out.append((key, lang, [s for _, s in code_lines(text)], defs))
+                left -= 1
+                if len(out) >= batch:
+                    conn.send(("files", out))
+                    out = []
+            if out:
+                conn.send(("files", out))
+        conn.send(("errors", errors))
+        conn.send(("done", None))
+    except (BrokenPipeError, OSError):
+        pass                                # the parent stopped listening
+    finally:
+        conn.close()

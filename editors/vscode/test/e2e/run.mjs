@@ -183,6 +183,7 @@ function writeSettings(overrides) {
   writeFileSync(settingsFile, JSON.stringify({
     'redraft.server.path': cfg.server,
     'redraft.threads': 1,
+    'redraft.gate': 'always', // the tests watch drafts appear; the gate has its own server tests
     'redraft.feedbackFile': feedbackFile,
     // the suggest widget hides ghost text; typing stays as typed; redraft is the only popup source
     'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' },

@@ -37,6 +37,8 @@ test('defaults become the initializationOptions the server expects', () => {
       contextRefresh: 4,
       enabledLanguages: ['python'],
       syntax: true,
+      workspaceIndex: true,
+      gate: 'auto',
       threads: 0,
       feedbackFile: null,
     },
