@@ -1,0 +1,797 @@
+"""How useful inline completions are in real repositories (issue 42): lines of real packages that the
+shipped model was not trained on, cut where a programmer is typing them, completed by the real
+server (`redraft serve` over stdio) with the package as its workspace, as an editor drives it.
+
+    .venv/bin/python bench/repo_lines.py [--split dev|heldout] [--langs python,javascript,typescript,go,rust]
+                                         [--per-package N] [--seed 0] [--conditions alone,tabs]
+                                         [--limit N] [--server-cmd CMD] [--effort low] [--json OUT]
+                                         [--root data/repo_bench] [--packages a,b]
+
+The packages (bench/repo_packages.txt, pinned; two splits by package: `dev` for tuning, `heldout`
+run once at the end) are fetched by bench/repo_fetch.sh into data/repo_bench/SPLIT/LANG/NAME.
+
+Cases. In each package, code lines of its own source files (not tests, docs, examples, benchmarks,
+vendored, built or generated files; at least 6 non-space characters, not blank or comment-only,
+not inside a multi-line string or block comment, at most 200 characters) are drawn with the
+seed (at most 3 per file), and each is cut at a seeded column from right after its indentation to
+before its last character: the text after the cursor on that line is gone, as while it is typed.
+
+Running. The package is copied to a work folder; a round of cases (at most one per file) writes
+each case's cut file into the copy (the file on disk holds the cut line, as unsaved typing would,
+so an index never sees the answer), then starts the server with the copy as its root as editors
+start it (`initialize` with rootUri, rootPath, workspaceFolders and VS Code's capabilities, the
+server's requests answered), waits for the model (and for the workspace index, where the server
+reports one), and for each case: (`tabs` only) didOpen the package modules the file imports, as
+open tabs (their text as on disk), then didOpen the file (its cut text), `textDocument/inlineCompletion`
+at the cut (trigger kind automatic), the first item applied as an editor applies it (its range
+replaced by its insertText, in the negotiated position encoding), didClose everything. After the
+round the server is shut down and the original files are restored. `alone` opens the file only.
+
+Metrics, per language and condition and overall:
+  exact       the applied line equals the original line (trailing whitespace ignored)
+  edit sim    1 - Levenshtein / max length, the original rest of the line (after the cursor) vs what
+              the applied line holds after the cursor (an empty suggestion scores 0 against the truth)
+  shown       a non-empty item came back;  precision = exact among shown
+  xfile       exact on the lines whose rest uses an identifier defined in another file of the
+              package and not in this one (per-language definition regexes)
+  p50/p95 ms  every request;  first ms: the first request of each server session (median)
+  index       build time and memory where `redraft.stats` reports a `workspace`/`index` entry
+  baselines   `verbatim`: the line occurs verbatim (stripped) elsewhere in its package;
+              `common`: the most common line of the package that starts with what was typed is
+              the line (exact rate)
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from redraft.lsp.convert import offset_to_position, position_to_offset  # noqa: E402
+from redraft.lsp.stdio_client import JsonRpcStdioClient, LspError  # noqa: E402
+
+LANGS = ("python", "javascript", "typescript", "go", "rust")
+PACKAGES_FILE = ROOT / "bench" / "repo_packages.txt"
+DATA = ROOT / "data" / "repo_bench"
+DEFAULT_PER_PACKAGE = {"python": 25, "javascript": 18, "typescript": 18, "go": 18, "rust": 18}
+PER_FILE = 3
+MIN_CODE = 6
+MAX_LINE = 200
+MAX_FILE_BYTES = 300_000
+EXTS = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs", ".jsx"), "typescript": (".ts", ".tsx"),
+        "go": (".go",), "rust": (".rs",)}
+SKIP_DIRS = {"test", "tests", "testing", "__tests__", "testdata", "doc", "docs", "example", "examples",
+             "benchmark", "benchmarks", "bench", "benches", "vendor", "_vendor", "vendored", "third_party",
+             "dist", "build", "es6", "browser", "node_modules", "fixtures", "docsify", ".github", "scripts"}
+COMMENT_PREFIX = {"python": ("#",), "javascript": ("//", "/*", "*"), "typescript": ("//", "/*", "*"),
+                  "go": ("//", "/*", "*"), "rust": ("//", "/*", "*")}
+
+
+# -- packages ------------------------------------------------------------------------------------
+
+@dataclass
+class Package:
+    split: str
+    lang: str
+    name: str
+    version: str
+
+    def path(self, root: Path = DATA) -> Path:
+        return root / self.split / self.lang / self.name
+
+
+def read_packages(path: Path = PACKAGES_FILE) -> list[Package]:
+    out = []
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            split, lang, name, version = line.split()
+            out.append(Package(split, lang, name, version))
+    return out
+
+
+def is_generated(text: str) -> bool:
+    head = text[:600].lower()
+    return ("generated" in head and ("do not edit" in head or "automatically" in head or "autogenerated" in head)) \
+        or "code generated" in head
+
+
+def source_files(ws: Path, lang: str, for_cases: bool = True) -> list[Path]:
+    """The package's files of `lang`, sorted; `for_cases`: only its own code (no tests, docs, examples,
+    vendored, built or generated files)."""
+    out = []
+    for p in sorted(ws.rglob("*")):
+        if not p.is_file() or not p.name.endswith(EXTS[lang]) or p.name.endswith(".d.ts"):
+            continue
+        rel = p.relative_to(ws)
+        if any(part.endswith(".egg-info") or part.startswith(".") or part == "node_modules" for part in rel.parts[:-1]):
+            continue
+        if for_cases:
+            n = p.name
+            if set(rel.parts[:-1]) & SKIP_DIRS:
+                continue
+            if (n.startswith("test_") or n.endswith(("_test.py", "_test.go", ".min.js")) or n in
+                    ("conftest.py", "setup.py", "versioneer.py", "_version.py", "build.rs", "noxfile.py")
+                    or re.search(r"\.(test|spec)\.[jt]sx?$", n) or n.endswith("_pb2.py")):
+                continue
+        out.append(p)
+    return out
+
+
+def read(p: Path) -> str | None:
+    try:
+        if p.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+# -- definitions and imports (simple per-language regexes) ---------------------------------------
+
+DEF_RES = {
+    "python": [r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", r"^\s*class\s+([A-Za-z_]\w*)",
+               r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)", r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=(?!=)"],
+    "javascript": [r"\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)", r"\bclass\s+([A-Za-z_$][\w$]*)",
+                   r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)", r"\bexports\.([A-Za-z_$][\w$]*)\s*=",
+                   r"^\s*(?:static\s+|async\s+|get\s+|set\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{"],
+    "go": [r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)", r"^type\s+([A-Za-z_]\w*)", r"^(?:var|const)\s+([A-Za-z_]\w*)",
+           r"^\t([A-Za-z_]\w*)(?:\s+[\w.*\[\]]+)?\s*=[^=]", r"^\ttype\s+([A-Za-z_]\w*)"],
+    "rust": [r"\bfn\s+([A-Za-z_]\w*)", r"\b(?:struct|enum|trait|type|mod|union)\s+([A-Za-z_]\w*)",
+             r"\b(?:const|static)\s+(?:mut\s+)?([A-Za-z_]\w*)", r"macro_rules!\s*([A-Za-z_]\w*)"],
+}
+DEF_RES["typescript"] = DEF_RES["javascript"] + [r"^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|enum|namespace)\s+([A-Za-z_$][\w$]*)"]
+_DEF_C = {lang: [re.compile(r, re.M) for r in rs] for lang, rs in DEF_RES.items()}
+IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+KEYWORDS = {"self", "this", "None", "True", "False", "null", "true", "false", "return", "if", "else", "for",
+            "while", "in", "not", "and", "or", "def", "class", "import", "from", "as", "func", "fn", "let",
+            "const", "var", "new", "type", "struct", "impl", "pub", "use", "mod", "match", "nil", "err"}
+
+
+def definitions(text: str, lang: str) -> set[str]:
+    out: set[str] = set()
+    for rx in _DEF_C[lang]:
+        for m in rx.finditer(text):
+            out.update(x.strip() for x in m.group(1).split(","))
+    return out - KEYWORDS
+
+
+def module_paths(ws: Path, path: Path, text: str, lang: str, files: list[Path]) -> list[Path]:
+    """The package's files that `path` imports (its open tabs in the `tabs` condition), in import order."""
+    fileset = set(files)
+    out: list[Path] = []
+
+    def add(p: Path) -> None:
+        p = p.resolve()
+        if p in fileset and p != path.resolve() and p not in out:
+            out.append(p)
+
+    if lang == "python":
+        # the package roots: directories holding top-level packages (ws, ws/src)
+        tops = [d for d in (ws, ws / "src") if d.is_dir()]
+        pkg_dir = path.parent
+        for m in re.finditer(r"^\s*(?:from\s+(\.*)([\w.]*)\s+import\s+([\w*, ()\n]+?)(?:#.*)?$|import\s+([\w., ]+))",
+                             text, re.M):
+            dots, mod, names, plain = m.group(1), m.group(2), m.group(3), m.group(4)
+            mods = []
+            if plain:
+                mods = [(0, x.strip().split(" as ")[0]) for x in plain.split(",") if x.strip()]
+            else:
+                base = mod or ""
+                mods.append((len(dots or ""), base))
+                for n in re.split(r"[,\s()]+", names or ""):
+                    if n and n != "*":
+                        mods.append((len(dots or ""), f"{base}.{n}" if base else n))
+            for level, name in mods:
+                parts = [x for x in name.split(".") if x]
+                bases = [pkg_dir.parents[level - 2] if level >= 2 else pkg_dir] if level else tops
+                for b in bases:
+                    cand = b.joinpath(*parts) if parts else b
+                    for c in (cand.with_suffix(".py") if parts else None, cand / "__init__.py"):
+                        if c is not None and c.exists():
+                            add(c)
+    elif lang in ("javascript", "typescript"):
+        for m in re.finditer(r"""(?:import\s[^'"]*?from\s*|import\s*\(?\s*|require\(\s*|export\s[^'"]*?from\s*)['"](\.{1,2}/[^'"]+)['"]""", text):
+            spec = (path.parent / m.group(1))
+            for c in [spec, *(spec.with_name(spec.name + e) for e in EXTS[lang] + (".js", ".ts")),
+                      *(spec / ("index" + e) for e in EXTS[lang] + (".js", ".ts"))]:
+                if c.is_file():
+                    if c.suffix == ".js" and lang == "typescript" and c.with_suffix(".ts").is_file():
+                        c = c.with_suffix(".ts")
+                    add(c)
+                    break
+            else:
+                if spec.suffix == ".js" and spec.with_suffix(".ts").is_file():
+                    add(spec.with_suffix(".ts"))
+    elif lang == "go":
+        for p in sorted(path.parent.glob("*.go")):   # the same package's files
+            if not p.name.endswith("_test.go"):
+                add(p)
+        gomod = ws / "go.mod"
+        modname = None
+        if gomod.is_file():
+            mm = re.search(r"^module\s+(\S+)", gomod.read_text(errors="replace"), re.M)
+            modname = mm.group(1) if mm else None
+        if modname:
+            for m in re.finditer(r'"(' + re.escape(modname) + r'(?:/[^"]*)?)"', text):
+                sub = m.group(1)[len(modname):].strip("/")
+                d = ws / sub if sub else ws
+                for p in sorted(d.glob("*.go")):
+                    if not p.name.endswith("_test.go"):
+                        add(p)
+    elif lang == "rust":
+        src = next((p for p in [path.parent, *path.parents] if p.name == "src" and p.is_dir()), None)
+        for m in re.finditer(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text, re.M):
+            d = path.parent if path.name in ("lib.rs", "main.rs", "mod.rs") else path.parent / path.stem
+            for c in (d / f"{m.group(1)}.rs", d / m.group(1) / "mod.rs"):
+                if c.is_file():
+                    add(c)
+        if src is not None:
+            for m in re.finditer(r"\buse\s+crate::([\w:]+)", text):
+                parts = m.group(1).split("::")
+                for k in range(len(parts), 0, -1):
+                    for c in (src.joinpath(*parts[:k]).with_suffix(".rs"), src.joinpath(*parts[:k]) / "mod.rs"):
+                        if c.is_file():
+                            add(c)
+                            break
+                    else:
+                        continue
+                    break
+            for m in re.finditer(r"\buse\s+crate::\{([^}]*)\}", text):
+                for part in re.findall(r"(\w+)", m.group(1)):
+                    for c in (src / f"{part}.rs", src / part / "mod.rs"):
+                        if c.is_file():
+                            add(c)
+    return out
+
+
+# -- cases ---------------------------------------------------------------------------------------
+
+@dataclass
+class Case:
+    package: str
+    lang: str
+    path: str            # relative to the workspace
+    row: int             # 0-based line
+    col: int             # code points into the line: the cursor
+    truth: str           # the original line
+    cross_file: bool = False
+    cross_idents: list[str] = field(default_factory=list)
+    verbatim_elsewhere: bool = False
+    common_line: str | None = None     # the most common package line starting with what was typed
+
+    @property
+    def typed(self) -> str:
+        return self.truth[:self.col]
+
+    @property
+    def rest(self) -> str:
+        return self.truth[self.col:]
+
+
+def _text_rows(text: str, lang: str) -> set[int]:
+    """Rows that start inside a multi-line string or block comment (tree-sitter; empty without it)."""
+    try:
+        from redraft.engine.syntax import SyntaxTree, language_for
+        grammar = language_for(lang)
+        st = SyntaxTree.parse(grammar, text) if grammar is not None else None
+    except Exception:  # noqa: BLE001 - no grammar: the line rules alone
+        st = None
+    rows: set[int] = set()
+    if st is None:
+        return rows
+    from redraft.engine.syntax.languages import COMMENT_TYPES, STRING_TYPES
+    stack = [st.root]
+    while stack:
+        n = stack.pop()
+        sr, er = n.start_point[0], n.end_point[0]
+        if er > sr and (n.type in STRING_TYPES or n.type in COMMENT_TYPES or n.type.endswith("comment")
+                        or n.type in ("string", "template_string", "raw_string_literal", "interpreted_string_literal")):
+            rows.update(range(sr + 1, er + 1))
+            line = text.split("\n")[sr] if sr < len(text.split("\n")) else ""
+            if line[:n.start_point[1]].strip() == "":      # the line starts with it: text, not code
+                rows.add(sr)
+            continue
+        stack.extend(n.children)
+    return rows
+
+
+def candidate_rows(text: str, lang: str) -> list[int]:
+    skip = _text_rows(text, lang)
+    out = []
+    in_doc = None   # a fallback for python docstrings when there is no tree
+    for i, line in enumerate(text.split("\n")):
+        code = line.strip()
+        if i in skip or len(line) > MAX_LINE or len(code.replace(" ", "").replace("\t", "")) < MIN_CODE:
+            continue
+        if code.startswith(COMMENT_PREFIX[lang]):
+            continue
+        if lang == "python" and re.match(r'[rRbBuUfF]{0,2}("""|\'\'\')', code):   # a docstring's first line
+            continue
+        if lang == "python" and not skip:
+            q = '"""' if '"""' in code else ("'''" if "'''" in code else None)
+            if in_doc:
+                if in_doc in code:
+                    in_doc = None
+                continue
+            if q and code.count(q) == 1:
+                in_doc = q
+                continue
+            if code.startswith(('"', "'")):
+                continue
+        out.append(i)
+    return out
+
+
+def make_cases(pkg: Package, ws: Path, n: int, seed: int) -> list[Case]:
+    lang = pkg.lang
+    rng = random.Random(f"{seed}:{pkg.name}")
+    case_files = source_files(ws, lang)
+    all_files = source_files(ws, lang, for_cases=False)
+    texts = {p: t for p in all_files if (t := read(p)) is not None}
+    pool = []
+    for p in case_files:
+        t = texts.get(p)
+        if t is None or is_generated(t):
+            continue
+        pool.extend((p, r) for r in candidate_rows(t, lang))
+    rng.shuffle(pool)
+    per_file: collections.Counter = collections.Counter()
+    picked = []
+    for p, r in pool:
+        if len(picked) >= n:
+            break
+        if per_file[p] >= PER_FILE:
+            continue
+        per_file[p] += 1
+        picked.append((p, r))
+    picked.sort(key=lambda x: (str(x[0]), x[1]))
+    defs = {p: definitions(t, lang) for p, t in texts.items() if p in set(case_files)}
+    line_count: collections.Counter = collections.Counter()
+    for t in texts.values():
+        line_count.update(s for line in t.split("\n") if (s := line.strip()))
+    out = []
+    for p, r in picked:
+        line = texts[p].split("\n")[r]
+        indent = len(line) - len(line.lstrip())
+        col = rng.randint(indent, len(line.rstrip()) - 1)
+        c = Case(pkg.name, lang, str(p.relative_to(ws)), r, col, line)
+        # cross-file: an identifier of the rest (the one the cut splits counts whole) defined in
+        # another file of the package and not in this one
+        start = col
+        while start > 0 and re.match(r"[\w$]", line[start - 1]):
+            start -= 1
+        idents = set(IDENT.findall(line[start:])) - KEYWORDS
+        others = set().union(*(d for q, d in defs.items() if q != p)) if len(defs) > 1 else set()
+        c.cross_idents = sorted(i for i in idents if i in others and i not in defs.get(p, set()))
+        c.cross_file = bool(c.cross_idents)
+        s = line.strip()
+        c.verbatim_elsewhere = line_count[s] > 1
+        typed = line[:col].strip()
+        counts = dict(line_count)
+        counts[s] -= 1    # this line is being typed: it is not there yet
+        if typed:
+            counts[typed] = counts.get(typed, 0) + 1   # but its typed part is (a line of its own)
+        best = sorted(((k, v) for k, v in counts.items() if v > 0 and k.startswith(typed) and k != typed),
+                      key=lambda kv: (-kv[1], kv[0]))
+        c.common_line = best[0][0] if best else None
+        out.append(c)
+    return out
+
+
+def rounds_of(cases: list[Case]) -> list[list[Case]]:
+    """Rounds of cases with at most one case per file (each round is one server session)."""
+    rounds: list[list[Case]] = []
+    for c in cases:
+        for r in rounds:
+            if all(x.path != c.path for x in r):
+                r.append(c)
+                break
+        else:
+            rounds.append([c])
+    return rounds
+
+
+# -- the editor ----------------------------------------------------------------------------------
+
+LANGUAGE_ID = {"python": "python", "javascript": "javascript", "typescript": "typescript", "go": "go", "rust": "rust"}
+
+
+def language_id(lang: str, path: str) -> str:
+    if path.endswith(".tsx"):
+        return "typescriptreact"
+    if path.endswith(".jsx"):
+        return "javascriptreact"
+    return LANGUAGE_ID[lang]
+
+
+# what VS Code 1.9x sends (the parts that matter here)
+VSCODE_CAPABILITIES: dict[str, Any] = {
+    "general": {"positionEncodings": ["utf-16"], "staleRequestSupport": {"cancel": True, "retryOnContentModified": []}},
+    "window": {"workDoneProgress": True, "showMessage": {"messageActionItem": {"additionalPropertiesSupport": True}}},
+    "workspace": {"applyEdit": True, "configuration": True, "workspaceFolders": True,
+                  "didChangeConfiguration": {"dynamicRegistration": True},
+                  "didChangeWatchedFiles": {"dynamicRegistration": True, "relativePatternSupport": True},
+                  "executeCommand": {"dynamicRegistration": True}},
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": True, "willSave": True, "willSaveWaitUntil": True, "didSave": True},
+        "completion": {"dynamicRegistration": True, "contextSupport": True,
+                       "completionItem": {"snippetSupport": True, "insertReplaceSupport": True}},
+        "inlineCompletion": {"dynamicRegistration": True},
+    },
+}
+
+
+class EditorClient(JsonRpcStdioClient):
+    """JsonRpcStdioClient that also records the server's own requests (registerCapability etc.)."""
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        self.server_requests: list[dict[str, Any]] = []
+        super().__init__(*a, **kw)
+
+    def _answer_server_request(self, msg: dict[str, Any]) -> None:
+        self.server_requests.append(msg)
+        super()._answer_server_request(msg)
+
+
+def rss_mib(pid: int) -> dict[str, float]:
+    out = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                out[k] = round(int(v.split()[0]) / 1024, 1)
+    except OSError:
+        pass
+    return out
+
+
+def apply_item(text: str, offset: int, item: dict[str, Any] | None, encoding: str) -> str:
+    """The document after the editor applies `item` (its range, or the cursor, replaced by insertText)."""
+    if not item:
+        return text
+    ins = item.get("insertText", "")
+    if isinstance(ins, dict):           # a StringValue (snippet): take its text, placeholders unexpanded
+        ins = re.sub(r"\$\{\d+:?([^}]*)\}|\$\d+", r"\1", ins.get("value", ""))
+    rng = item.get("range")
+    if rng:
+        from lsprotocol import types
+        a = position_to_offset(text, types.Position(**rng["start"]), encoding)
+        b = position_to_offset(text, types.Position(**rng["end"]), encoding)
+    else:
+        a = b = offset
+    return text[:a] + ins + text[b:]
+
+
+def first_item(result: Any) -> dict[str, Any] | None:
+    items = result.get("items", []) if isinstance(result, dict) else (result or [])
+    return items[0] if items else None
+
+
+def stats_extra(stats: dict[str, Any]) -> dict[str, Any]:
+    ws = stats.get("workspace") or stats.get("index")
+    return ws if isinstance(ws, dict) else {}
+
+
+def _wait_ready(client: EditorClient, timeout: float = 300) -> dict[str, Any]:
+    """Wait for the model (and the workspace index, where reported) to be ready; the last stats."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = client.request("workspace/executeCommand", {"command": "redraft.stats", "arguments": []})
+        model = (st.get("model") or {}).get("state")
+        ws = stats_extra(st)
+        if model == "failed":
+            raise LspError(f"the model failed to load: {(st.get('model') or {}).get('error')}")
+        if model == "ready" and (not ws or ws.get("state") not in ("indexing", "idle")):
+            return st
+        if time.monotonic() > deadline:
+            return st
+        time.sleep(0.2)
+
+
+def run_session(pkg: Package, work: Path, cases: list[Case], condition: str, server_cmd: list[str],
+                options: dict[str, Any], texts: dict[str, str], timeout: float = 120) -> tuple[list[dict], dict]:
+    """One server session over `work` (the cut files already on disk): each case's completion."""
+    root = work.resolve()
+    client = EditorClient(server_cmd, configuration={"redraft": options}, cwd=str(root), timeout=timeout)
+    records = []
+    session: dict[str, Any] = {}
+    try:
+        t0 = time.perf_counter()
+        result = client.request("initialize", {
+            "processId": os.getpid(), "clientInfo": {"name": "Visual Studio Code", "version": "1.96.0"},
+            "rootUri": root.as_uri(), "rootPath": str(root), "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "initializationOptions": options, "capabilities": VSCODE_CAPABILITIES, "trace": "off", "locale": "en"})
+        from redraft.lsp.convert import normalize_encoding
+        client.position_encoding = normalize_encoding(((result or {}).get("capabilities") or {}).get("positionEncoding"))
+        client.notify("initialized", {})
+        client.notify("workspace/didChangeConfiguration", {"settings": {"redraft": options}})
+        st = _wait_ready(client)
+        session["ready_s"] = round(time.perf_counter() - t0, 2)
+        session["position_encoding"] = client.position_encoding
+        version = 0
+        all_files = source_files(root, pkg.lang, for_cases=False)
+        for n, c in enumerate(cases):
+            path = root / c.path
+            uri = path.as_uri()
+            doc = texts[c.path]
+            offset = sum(len(x) + 1 for x in doc.split("\n")[:c.row]) + c.col
+            tabs = module_paths(root, path, doc, pkg.lang, all_files) if condition == "tabs" else []
+            opened = []
+            for t in tabs:
+                tt = read(t)
+                if tt is None:
+                    continue
+                version += 1
+                client.open_document(t.as_uri(), tt, language_id(pkg.lang, t.name), version)
+                opened.append(t.as_uri())
+            version += 1
+            client.open_document(uri, doc, language_id(pkg.lang, c.path), version)
+            pos = offset_to_position(doc, offset, client.position_encoding)
+            t1 = time.perf_counter()
+            err = None
+            try:
+                res = client.request("textDocument/inlineCompletion", {
+                    "textDocument": {"uri": uri}, "position": {"line": pos.line, "character": pos.character},
+                    "context": {"triggerKind": 2}})
+            except LspError as e:
+                res, err = None, str(e)[:300]
+            ms = (time.perf_counter() - t1) * 1000
+            item = first_item(res)
+            applied = apply_item(doc, offset, item, client.position_encoding)
+            for u in [uri, *opened]:
+                client.close_document(u)
+            records.append(score(c, applied, item, ms, condition, first=n == 0, tabs=len(opened), error=err))
+        st = client.request("workspace/executeCommand", {"command": "redraft.stats", "arguments": []})
+        session["rss_mib"] = rss_mib(client.proc.pid)
+        ws = stats_extra(st)
+        session["workspace"] = {k: v for k, v in ws.items() if not isinstance(v, (list, dict)) or k in ("skipped",)}
+        session["precision"] = (st.get("model") or {}).get("precision")
+        session["requests"] = st.get("requests")
+        session["server_requests"] = sorted({m.get("method", "") for m in client.server_requests})
+    finally:
+        client.close()
+    return records, session
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+def levenshtein(a: str, b: str) -> int:
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def edit_sim(truth: str, got: str) -> float:
+    m = max(len(truth), len(got))
+    return 1.0 if m == 0 else 1 - levenshtein(truth, got) / m
+
+
+def score(c: Case, applied_doc: str, item: dict | None, ms: float, condition: str, first: bool = False,
+          tabs: int = 0, error: str | None = None) -> dict[str, Any]:
+    rows = applied_doc.split("\n")
+    applied_line = rows[c.row] if c.row < len(rows) else ""
+    ins = (item or {}).get("insertText", "")
+    ins = ins.get("value", "") if isinstance(ins, dict) else ins
+    shown = bool(ins and ins.strip())
+    if applied_line.startswith(c.typed):
+        got_rest = applied_line[c.col:]
+    else:                                  # the item rewrote what was typed: compare the lines' code
+        got_rest = applied_line
+    truth_rest = c.rest if applied_line.startswith(c.typed) else c.truth
+    return {"package": c.package, "lang": c.lang, "condition": condition, "path": c.path, "line": c.row + 1,
+            "col": c.col, "typed": c.typed, "truth": c.truth, "applied": applied_line, "insert_text": ins,
+            "shown": shown, "exact": applied_line.rstrip() == c.truth.rstrip(),
+            "edit_sim": round(edit_sim(truth_rest.rstrip(), got_rest.rstrip()), 4),
+            "cross_file": c.cross_file, "cross_idents": c.cross_idents, "verbatim_elsewhere": c.verbatim_elsewhere,
+            "common_line": c.common_line, "common_exact": c.common_line == c.truth.strip(),
+            "ms": round(ms, 1), "first_in_session": first, "tabs": tabs, "error": error}
+
+
+def summarise(recs: list[dict]) -> dict[str, Any]:
+    n = len(recs)
+    if not n:
+        return {"n": 0}
+    shown = [r for r in recs if r["shown"]]
+    xf = [r for r in recs if r["cross_file"]]
+    ms = sorted(r["ms"] for r in recs)
+    firsts = [r["ms"] for r in recs if r["first_in_session"]]
+
+    def q(p: float) -> float:
+        return ms[min(n - 1, int(round(p * (n - 1))))]
+    return {"n": n, "exact": round(sum(r["exact"] for r in recs) / n, 4),
+            "edit_sim": round(statistics.mean(r["edit_sim"] for r in recs), 4),
+            "shown": round(len(shown) / n, 4),
+            "precision": round(sum(r["exact"] for r in shown) / len(shown), 4) if shown else None,
+            "xfile_n": len(xf), "xfile_exact": round(sum(r["exact"] for r in xf) / len(xf), 4) if xf else None,
+            "p50_ms": round(q(0.5), 1), "p95_ms": round(q(0.95), 1),
+            "first_ms": round(statistics.median(firsts), 1) if firsts else None,
+            "verbatim": round(sum(r["verbatim_elsewhere"] for r in recs) / n, 4),
+            "common_exact": round(sum(r["common_exact"] for r in recs) / n, 4),
+            "errors": sum(1 for r in recs if r["error"])}
+
+
+def summary_table(records: list[dict], sessions: list[dict]) -> tuple[dict, str]:
+    groups: dict[str, dict[str, list]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in records:
+        groups[r["condition"]][r["lang"]].append(r)
+        groups[r["condition"]]["all"].append(r)
+    out: dict[str, Any] = {}
+    lines = ["| condition | lang | n | exact | edit sim | shown | precision | xfile n | xfile exact | p50 ms | p95 ms "
+             "| first ms | verbatim | common exact | errors |", "|" + "---|" * 15]
+    fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))  # noqa: E731
+    for cond, by_lang in groups.items():
+        out[cond] = {}
+        for lang in [*(x for x in LANGS if x in by_lang), "all"]:
+            s = summarise(by_lang[lang])
+            out[cond][lang] = s
+            lines.append(f"| {cond} | {lang} | " + " | ".join(fmt(s[k]) for k in (
+                "n", "exact", "edit_sim", "shown", "precision", "xfile_n", "xfile_exact", "p50_ms", "p95_ms",
+                "first_ms", "verbatim", "common_exact", "errors")) + " |")
+    # index build / memory, where the server reports them
+    idx = [s for s in sessions if s.get("workspace")]
+    if idx:
+        builds = [s["workspace"].get("build_s") for s in idx if isinstance(s["workspace"].get("build_s"), (int, float))]
+        mem_keys = sorted({k for s in idx for k in s["workspace"] if re.search(r"mem|bytes|mib|mb", k, re.I)})
+        out["index"] = {"sessions": len(idx), "build_s_median": statistics.median(builds) if builds else None,
+                        "build_s_max": max(builds) if builds else None,
+                        "memory": {k: max(s["workspace"][k] for s in idx if isinstance(s["workspace"].get(k), (int, float)))
+                                   for k in mem_keys if any(isinstance(s["workspace"].get(k), (int, float)) for s in idx)}}
+        lines.append(f"\nindex (server-reported): build_s median {out['index']['build_s_median']} max "
+                     f"{out['index']['build_s_max']}; memory {out['index']['memory'] or 'not reported'}")
+    else:
+        out["index"] = None
+        lines.append("\nindex: the server reports none")
+    rss = [s["rss_mib"].get("VmHWM") for s in sessions if s.get("rss_mib")]
+    if rss:
+        lines.append(f"server peak RSS (MiB): median {statistics.median(rss)}, max {max(rss)}")
+        out["server_peak_rss_mib"] = {"median": statistics.median(rss), "max": max(rss)}
+    return out, "\n".join(lines)
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+def cut_doc(text: str, c: Case) -> str:
+    rows = text.split("\n")
+    rows[c.row] = rows[c.row][:c.col]
+    return "\n".join(rows)
+
+
+def run_package(pkg: Package, ws: Path, cases: list[Case], conditions: list[str], server_cmd: list[str],
+                options: dict[str, Any], log=print) -> tuple[list[dict], list[dict]]:
+    records, sessions = [], []
+    with tempfile.TemporaryDirectory(prefix=f"repo_lines_{pkg.name}_") as tmp:
+        work = Path(tmp) / pkg.name
+        shutil.copytree(ws, work, symlinks=True)
+        for cond in conditions:
+            for k, rnd in enumerate(rounds_of(cases)):
+                originals = {c.path: (work / c.path).read_text(encoding="utf-8") for c in rnd}
+                texts = {c.path: cut_doc(originals[c.path], c) for c in rnd}
+                try:
+                    for c in rnd:                                   # the file on disk holds the cut line
+                        (work / c.path).write_text(texts[c.path], encoding="utf-8")
+                    recs, sess = run_session(pkg, work, rnd, cond, server_cmd, options, texts)
+                finally:
+                    for c in rnd:
+                        (work / c.path).write_text(originals[c.path], encoding="utf-8")
+                sess.update(package=pkg.name, lang=pkg.lang, condition=cond, round=k, cases=len(rnd))
+                records += recs
+                sessions.append(sess)
+                ex = sum(r["exact"] for r in recs)
+                log(f"  {pkg.name} {cond} round {k}: {len(rnd)} cases, {ex} exact, "
+                    f"{sum(r['shown'] for r in recs)} shown, ready {sess.get('ready_s')} s", file=sys.stderr)
+    return records, sessions
+
+
+def machine() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    try:
+        out["cpu"] = next((l.split(":", 1)[1].strip() for l in subprocess.run(
+            ["lscpu"], capture_output=True, text=True).stdout.splitlines() if l.startswith("Model name")), None)
+        flags = Path("/proc/cpuinfo").read_text()
+        out["bf16_flags"] = sorted(set(re.findall(r"\b(avx512_bf16|amx_bf16)\b", flags)))
+        out["cores"] = os.cpu_count()
+    except OSError:
+        pass
+    try:
+        out["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                                       text=True).stdout.strip()
+        out["dirty"] = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "lsp_server",
+                                            "model", "kernels"], capture_output=True, text=True).stdout.strip())
+    except OSError:
+        pass
+    out["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", default="dev", choices=("dev", "heldout"))
+    ap.add_argument("--langs", default=",".join(LANGS))
+    ap.add_argument("--packages", default=None, help="only these packages (comma-separated names)")
+    ap.add_argument("--per-package", type=int, default=None,
+                    help="cases per package (default: 25 for Python, 18 for the others)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--conditions", default="alone,tabs")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many cases in all (smoke runs)")
+    ap.add_argument("--server-cmd", default=None, help="the server's command line (default: this .venv's "
+                                                       "`python -m redraft serve`)")
+    ap.add_argument("--effort", default=None, help="default: the server's own")
+    ap.add_argument("--threads", type=int, default=None, help="the server's torch threads (default: its own)")
+    ap.add_argument("--setting", action="append", default=[], metavar="KEY=JSON",
+                    help="another server setting (initializationOptions), e.g. gate=\"always\"")
+    ap.add_argument("--root", type=Path, default=DATA, help="where repo_fetch.sh put the packages")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+
+    langs = [x for x in a.langs.split(",") if x]
+    conditions = [x for x in a.conditions.split(",") if x]
+    assert all(c in ("alone", "tabs") for c in conditions), "conditions: alone, tabs"
+    server_cmd = shlex.split(a.server_cmd) if a.server_cmd else [sys.executable, "-m", "redraft", "serve"]
+    options: dict[str, Any] = {"enabledLanguages": ["python", "javascript", "javascriptreact", "typescript",
+                                                    "typescriptreact", "go", "rust"]}
+    if a.effort:
+        options["effort"] = a.effort
+    if a.threads is not None:
+        options["threads"] = a.threads
+    for kv in a.setting:
+        k, _, v = kv.partition("=")
+        options[k] = json.loads(v)
+    pkgs = [p for p in read_packages() if p.split == a.split and p.lang in langs
+            and (not a.packages or p.name in a.packages.split(","))]
+    plan = []
+    for p in pkgs:
+        ws = p.path(a.root)
+        if not ws.is_dir():
+            print(f"missing {ws}: run bench/repo_fetch.sh --split {a.split}", file=sys.stderr)
+            return 2
+        cases = make_cases(p, ws, a.per_package or DEFAULT_PER_PACKAGE[p.lang], a.seed)
+        plan.append((p, ws, cases))
+    if a.limit is not None:
+        left = a.limit
+        for i, (p, ws, cases) in enumerate(plan):
+            plan[i] = (p, ws, cases[:max(0, left)])
+            left -= len(plan[i][2])
+        plan = [x for x in plan if x[2]]
+    records, sessions = [], []
+    t0 = time.time()
+    for p, ws, cases in plan:
+        print(f"{p.lang} {p.name} {p.version}: {len(cases)} cases", file=sys.stderr)
+        recs, sess = run_package(p, ws, cases, conditions, server_cmd, options)
+        records += recs
+        sessions += sess
+    summary, table = summary_table(records, sessions)
+    info = {"machine": machine(), "command": " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]),
+            "split": a.split, "seed": a.seed, "conditions": conditions, "server_cmd": server_cmd, "options": options,
+            "packages": [asdict(p) | {"cases": len(c)} for p, _, c in plan], "wall_s": round(time.time() - t0, 1)}
+    print(table)
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps({**info, "summary": summary, "sessions": sessions, "records": records}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
