@@ -372,27 +372,36 @@ def make_cases(pkg: Package, ws: Path, n: int, seed: int) -> list[Case]:
         indent = len(line) - len(line.lstrip())
         col = rng.randint(indent, len(line.rstrip()) - 1)
         c = Case(pkg.name, lang, str(p.relative_to(ws)), r, col, line)
-        # cross-file: an identifier of the rest (the one the cut splits counts whole) defined in
-        # another file of the package and not in this one
-        start = col
-        while start > 0 and re.match(r"[\w$]", line[start - 1]):
-            start -= 1
-        idents = set(IDENT.findall(line[start:])) - KEYWORDS
         others = set().union(*(d for q, d in defs.items() if q != p)) if len(defs) > 1 else set()
-        c.cross_idents = sorted(i for i in idents if i in others and i not in defs.get(p, set()))
+        c.cross_idents = cross_file_idents(line, col, defs.get(p, set()), others)
         c.cross_file = bool(c.cross_idents)
-        s = line.strip()
-        c.verbatim_elsewhere = line_count[s] > 1
-        typed = line[:col].strip()
-        counts = dict(line_count)
-        counts[s] -= 1    # this line is being typed: it is not there yet
-        if typed:
-            counts[typed] = counts.get(typed, 0) + 1   # but its typed part is (a line of its own)
-        best = sorted(((k, v) for k, v in counts.items() if v > 0 and k.startswith(typed) and k != typed),
-                      key=lambda kv: (-kv[1], kv[0]))
-        c.common_line = best[0][0] if best else None
+        c.verbatim_elsewhere = line_count[line.strip()] > 1
+        c.common_line = most_common_line(line_count, line, col)
         out.append(c)
     return out
+
+
+def cross_file_idents(line: str, col: int, own: set[str], others: set[str]) -> list[str]:
+    """The identifiers of the line's rest (the one the cut splits counts whole) that another file of
+    the package defines and this one does not."""
+    start = col
+    while start > 0 and re.match(r"[\w$]", line[start - 1]):
+        start -= 1
+    idents = set(IDENT.findall(line[start:])) - KEYWORDS
+    return sorted(i for i in idents if i in others and i not in own)
+
+
+def most_common_line(line_count: collections.Counter, line: str, col: int) -> str | None:
+    """The most common (stripped) line of the package that starts with what was typed (ties: the
+    first in sorted order). The line being typed is not there yet; what was typed of it is."""
+    s, typed = line.strip(), line[:col].strip()
+    counts = dict(line_count)
+    counts[s] = counts.get(s, 0) - 1
+    if typed:
+        counts[typed] = counts.get(typed, 0) + 1
+    best = sorted(((k, v) for k, v in counts.items() if v > 0 and k.startswith(typed) and k != typed),
+                  key=lambda kv: (-kv[1], kv[0]))
+    return best[0][0] if best else None
 
 
 def rounds_of(cases: list[Case]) -> list[list[Case]]:
@@ -726,6 +735,13 @@ def machine() -> dict[str, Any]:
     return out
 
 
+def default_server_cmd() -> list[str]:
+    """The .venv's `redraft serve`, as editors start it (the console script: the workspace folder,
+    the server's cwd, is not on its import path)."""
+    exe = Path(sys.executable).with_name("redraft")
+    return [str(exe), "serve"] if exe.exists() else [sys.executable, "-m", "redraft", "serve"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", default="dev", choices=("dev", "heldout"))
@@ -743,13 +759,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setting", action="append", default=[], metavar="KEY=JSON",
                     help="another server setting (initializationOptions), e.g. gate=\"always\"")
     ap.add_argument("--root", type=Path, default=DATA, help="where repo_fetch.sh put the packages")
+    ap.add_argument("--packages-file", type=Path, default=PACKAGES_FILE)
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
 
     langs = [x for x in a.langs.split(",") if x]
     conditions = [x for x in a.conditions.split(",") if x]
     assert all(c in ("alone", "tabs") for c in conditions), "conditions: alone, tabs"
-    server_cmd = shlex.split(a.server_cmd) if a.server_cmd else [sys.executable, "-m", "redraft", "serve"]
+    server_cmd = shlex.split(a.server_cmd) if a.server_cmd else default_server_cmd()
     options: dict[str, Any] = {"enabledLanguages": ["python", "javascript", "javascriptreact", "typescript",
                                                     "typescriptreact", "go", "rust"]}
     if a.effort:
@@ -759,7 +776,7 @@ def main(argv: list[str] | None = None) -> int:
     for kv in a.setting:
         k, _, v = kv.partition("=")
         options[k] = json.loads(v)
-    pkgs = [p for p in read_packages() if p.split == a.split and p.lang in langs
+    pkgs = [p for p in read_packages(a.packages_file) if p.split == a.split and p.lang in langs
             and (not a.packages or p.name in a.packages.split(","))]
     plan = []
     for p in pkgs:
