@@ -159,7 +159,7 @@ class LspCompleter:
 
     def __init__(self, effort: str, model_dir: str | None = None, request_timeout_s: float = 120.0,
                  cmd: list[str] | None = None, max_tokens: int = 32, threads: int = 0, syntax_aware: bool = True,
-                 precision: str = "auto"):
+                 precision: str = "auto", gate: str = "always"):
         from redraft.lsp.stdio_client import SERVE_CMD, JsonRpcStdioClient
         if cmd is None:
             cmd = list(SERVE_CMD)
@@ -167,7 +167,7 @@ class LspCompleter:
                 cmd += ["--model", str(model_dir)]
             cmd += ["--effort", effort]
         self.effort, self.label = effort, f"lsp:{effort}" + ("" if syntax_aware else ":no-syntax-aware")
-        options: dict[str, Any] = {"effort": effort, "maxTokens": max_tokens}
+        options: dict[str, Any] = {"effort": effort, "maxTokens": max_tokens, "gate": gate}
         if not syntax_aware:
             options["syntax"] = False
         if threads:

@@ -70,6 +70,7 @@ class EvalConfig:
     progress: bool = False                # progress lines on stderr
     syntax_aware: bool = True             # Request.syntax: tree-sitter planning/truncation in the pipeline
     precision: str = "auto"               # the model's numerics (model/precision.py)
+    gate: str = "always"                  # the server's gate: always scores every draft; auto what an editor shows
     oracle_length: bool = False           # the canvas gets the true line's length (in process only)
     layout: str = "editor"                # line tasks: "editor" (after the indentation) | "published" (column 0)
 
@@ -112,7 +113,7 @@ def make_completer(config: EvalConfig, engine: Any = None) -> Completer:
         raise ValueError("--oracle-length needs --via inprocess (the LSP request does not carry a length)")
     if config.via == "lsp":
         return LspCompleter(config.effort, config.model_dir, max_tokens=config.max_tokens, threads=config.threads,
-                            syntax_aware=config.syntax_aware, precision=config.precision)
+                            syntax_aware=config.syntax_aware, precision=config.precision, gate=config.gate)
     if config.via != "inprocess":
         raise ValueError(f"unknown --via {config.via!r}")
     if engine is None:
@@ -311,6 +312,8 @@ def _parser() -> argparse.ArgumentParser:
     he.add_argument("--oracle-length", action="store_true",
                     help="give the canvas the true line's length in tokens (with --via inprocess): how much "
                          "choosing the infill's length costs")
+    he.add_argument("--gate", default="always", help="the server's gate (--via lsp): always (default: every draft "
+                    "is scored, the model's quality) or auto (what an editor shows by default; withheld = empty)")
     he.add_argument("--out", type=Path, default=None, help="write metrics and per-task records as JSON")
     he.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return ap
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     config = EvalConfig(subset=a.subset, limit=a.limit, model_dir=a.model, effort=a.effort, workers=a.workers,
                         baseline=a.baseline, via=a.via, timeout_s=a.timeout, max_tokens=a.max_tokens,
                         syntax_shortcut=not a.no_syntax, threads=a.threads, progress=not a.quiet,
-                        syntax_aware=not a.no_syntax_aware, precision=a.precision,
+                        syntax_aware=not a.no_syntax_aware, precision=a.precision, gate=a.gate,
                         oracle_length=a.oracle_length, layout=a.layout)
     tasks = load_tasks(config.subset, None, config.layout)
     print(f"humaneval-infill {config.subset}: {len(tasks)} tasks (published: {COUNTS[config.subset]})"
