@@ -66,10 +66,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from redraft.model.data import Example
 from redraft.model.hunks import answer_ids, edit_hunks
-from redraft.model.tokenizer import Tokenizer
+
+if TYPE_CHECKING:   # not at run time: next edits by analogy import this module, and neither is needed
+    from redraft.model.data import Example
+    from redraft.model.tokenizer import Tokenizer
 
 REGION_LINES = 10      # lines in the region (see the module docstring: 384-token rows)
 MAX_HISTORY = 5        # edits shown at most (newest kept)
@@ -201,6 +204,7 @@ def edit_example(tok: Tokenizer, task: EditTask, new_region: str, rng: random.Ra
     ctx = edit_context(tok, task, context_budget(seq_len))
     if ctx is None:
         return None
+    from redraft.model.data import Example
     return Example(ctx + answer + [tok.eom_id], len(ctx) + len(answer))
 
 

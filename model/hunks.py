@@ -5,9 +5,10 @@ its new text (`edit_hunks`), written as tokens (`answer_ids`), read back from th
 from __future__ import annotations
 
 import difflib
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from redraft.model.tokenizer import Tokenizer
+if TYPE_CHECKING:   # type hints only: next edits by analogy import this module without a tokenizer
+    from redraft.model.tokenizer import Tokenizer
 
 ANSWER_AFTER = "<|edit_region_end|>"   # the token the answer follows (model/objective.py answer_id)
 

@@ -1,6 +1,7 @@
 """editors/ci: the GitHub Actions workflow and the GitLab CI job parse, trigger on pull/merge
 requests with the full history, and run a `redraft ci` command line that the bot's own parser
-accepts (outputs inside the checkout)."""
+accepts, after making the directories its reports go to (the bot refuses a report path whose
+directory does not exist, before any work; the reports may be outside the checkout)."""
 from __future__ import annotations
 
 import argparse
@@ -34,6 +35,14 @@ def bot_args(script: str) -> argparse.Namespace:
     return seen["a"]
 
 
+def made_first(script: str, paths: list[str]) -> bool:
+    """Each path's directory is created (`mkdir -p DIR`) in the script before `redraft ci` runs."""
+    before = script[:script.index("redraft ci ")]
+    made = {w for l in before.split("\n") if l.strip().startswith("mkdir ") for w in shlex.split(l.strip())[1:]
+            if not w.startswith("-")}
+    return all(str(Path(p).parent) in made for p in paths)
+
+
 def test_github_workflow():
     wf = yaml.safe_load((CI / "github" / "redraft.yml").read_text())
     on = wf.get("on", wf.get(True))                      # YAML 1.1 reads a bare `on` as True
@@ -45,6 +54,7 @@ def test_github_workflow():
     a = bot_args(run)
     assert a.cmd == "propagate" and a.base == "origin/${{ github.base_ref }}" and a.fail_on_proposals
     assert all(p.startswith("redraft-out/") for p in (a.patch, a.review, a.sarif))
+    assert made_first(run, [a.patch, a.review, a.sarif])
     uses = [s.get("uses", "") for s in steps]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
     assert any("gh pr comment" in s.get("run", "") for s in steps)
@@ -62,5 +72,6 @@ def test_gitlab_job():
     a = bot_args(script)
     assert a.cmd == "propagate" and a.base == "origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
     assert all(p.startswith("redraft-out/") for p in (a.patch, a.review, a.sarif))
+    assert made_first(script, [a.patch, a.review, a.sarif])
     assert "redraft-out/" in job["artifacts"]["paths"]
     assert "merge_requests/$CI_MERGE_REQUEST_IID/notes" in script

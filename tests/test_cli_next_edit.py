@@ -1,7 +1,9 @@
 """`redraft next-edit FILE --line L --col C [--history DIFF_FILE]`: the JSON it prints, the history
 diffs it reads, code-point columns, and the inputs it refuses (exit 2). The shipped model is not
 trained for next edits yet, so the printed edit is compared with the predictor run in this process
-on the same text and history, never judged."""
+on the same text and history (`predict_at` with an Engine), never judged. The command loads no
+model (nor torch) unless analogy has nothing and the model's config says it was trained for next
+edits (issue 44): the console script's imports are read with PYTHONPROFILEIMPORTTIME."""
 from __future__ import annotations
 
 import difflib
@@ -30,11 +32,8 @@ def engine():
 
 
 @pytest.fixture
-def cli(engine, monkeypatch, capsys):
-    """main() in this process with the module's engine (the subprocess test loads its own)."""
-    from redraft.engine import pipeline
-    monkeypatch.setattr(pipeline, "Engine", lambda model=None, **kw: engine)
-
+def cli(capsys):
+    """main() in this process (the subprocess tests run the console script)."""
     def run(*args: str) -> tuple[int, str, str]:
         rc = main([str(a) for a in args])
         out, err = capsys.readouterr()
@@ -113,26 +112,88 @@ def test_columns_count_code_points(cli, engine, tmp_path: Path):
             assert apply_code_points(UNICODE, e) == UNICODE[:edit.start] + edit.text + UNICODE[edit.end:]
 
 
-def test_columns_are_code_points_after_astral_characters(cli, engine, tmp_path: Path, monkeypatch):
-    """Model-free: the predictor's edit replaces `nme`, after "é" and "🙂" on its line."""
-    from redraft.engine.next_edit.predict import NextEdit
-    at = UNICODE.index("nme")
-    edit = NextEdit(at, at + 3, "name", 0, 4, UNICODE.replace("nme", "name").rstrip("\n"), 0.9, 2)
-    monkeypatch.setattr(engine, "next_edit", lambda *a, **k: (edit, 2))
+def test_columns_are_code_points_after_astral_characters(cli, engine, tmp_path: Path):
+    """The parameter renamed where it is bound (`nme` -> `name`): analogy finishes `nme` on line 2,
+    after "é" and "🙂", with no model."""
     src = tmp_path / "u.py"
     src.write_text(UNICODE, encoding="utf-8")
-    rc, out, _ = cli(src, "--line", 2, "--col", 4)
-    col = UNICODE.split("\n")[2].index("nme")  # code points; UTF-16 would say col + 1, UTF-8 col + 5
+    old = UNICODE.replace("grüße(name)", "grüße(nme)")
+    diff = tmp_path / "rename.diff"
+    diff.write_text("".join(difflib.unified_diff(old.splitlines(True), UNICODE.splitlines(True), "a/u.py", "b/u.py")),
+                    encoding="utf-8")
+    rc, out, _ = cli(src, "--line", 2, "--col", 4, "--history", diff)
+    col = UNICODE.split("\n")[2].index("nme") + 1  # code points; UTF-16 would say col + 1, UTF-8 col + 5
     assert rc == 0 and json.loads(out) == {"edits": [{"range": {"start": {"line": 2, "character": col},
-                                                                "end": {"line": 2, "character": col + 3}},
-                                                      "text": "name"}]}
+                                                                "end": {"line": 2, "character": col}},
+                                                      "text": "a"}]}
+    assert json.loads(out) == expected(engine, UNICODE, 2, 4, parse_history(diff.read_text(encoding="utf-8")), src)
 
 
-def test_no_edit_prints_an_empty_list(cli, engine, tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(engine, "next_edit", lambda *a, **k: (None, 1))
+def test_no_edit_prints_an_empty_list(cli, engine, tmp_path: Path):
     src = tmp_path / "a.py"
     src.write_text("x = 1\n", encoding="utf-8")
     assert cli(src, "--line", 0, "--col", 0)[:2] == (0, '{"edits": []}\n')
+    assert expected(engine, "x = 1\n", 0, 0, [], src) == {"edits": []}
+
+
+def console(*args: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """The real console script `redraft next-edit ...`: (the process, the top-level packages it imported)."""
+    exe = shutil.which("redraft", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    assert exe, "redraft is not on PATH next to this interpreter"
+    p = subprocess.run([exe, "next-edit", *args], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {l.split("|")[-1].strip().split(".")[0] for l in p.stderr.splitlines() if l.startswith("import time:")}
+    return p, imported
+
+
+def rename_case(tmp_path: Path) -> tuple[Path, Path, str, int, int]:
+    """shlex.py with `self.whitespace_split` renamed at its first use (bench/next_edit_cli.py's case):
+    (the file, the history diff, the text, the cursor's line and column on the renamed line)."""
+    before = Path(shlex_path()).read_text(encoding="utf-8")
+    after = before.replace("self.whitespace_split", "self.split_ws", 1)
+    src, diff = tmp_path / "shlex.py", tmp_path / "edits.diff"
+    src.write_text(after, encoding="utf-8")
+    diff.write_text("".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), "a/s.py", "b/s.py")),
+                    encoding="utf-8")
+    line = next(i for i, l in enumerate(after.split("\n")) if "self.split_ws" in l)
+    return src, diff, after, line, after.split("\n")[line].index("split_ws")
+
+
+def test_analogy_answers_without_torch_and_as_the_engine_does(engine, tmp_path: Path):
+    src, diff, text, line, col = rename_case(tmp_path)
+    p, imported = console(str(src), "--line", str(line), "--col", str(col), "--history", str(diff))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "redraft" in imported and "torch" not in imported and "safetensors" not in imported
+    got = json.loads(p.stdout)
+    assert got["edits"] and got["edits"][0]["text"] == "split_ws"          # the rename carried on
+    assert got == expected(engine, text, line, col, parse_history(diff.read_text(encoding="utf-8")), src)
+    p, imported = console(str(src), "--line", "0", "--col", "0")            # nothing by analogy, no trained model
+    assert p.returncode == 0 and json.loads(p.stdout) == {"edits": []} and "torch" not in imported
+
+
+def test_a_model_trained_for_next_edits_is_loaded_only_where_analogy_has_nothing(tmp_path: Path):
+    """A copy of the shipped weights whose config says `next_edit` (predict.FORMAT): the command
+    loads it where analogy is silent and prints what `predict_at` with that model's Engine does."""
+    from redraft.engine.next_edit.predict import FORMAT
+    from redraft.engine.next_edit.window import predict_at
+    from redraft.engine.pipeline import Engine
+    from redraft.model.checkpoint import DEFAULT_DIR
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_DIR, model)
+    cfg = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**cfg, "next_edit": FORMAT}))
+    src, diff, text, line, col = rename_case(tmp_path)
+    p, imported = console(str(src), "--line", str(line), "--col", str(col), "--history", str(diff), "--model", str(model))
+    assert p.returncode == 0 and "torch" not in imported                  # analogy answered
+    assert json.loads(p.stdout)["edits"][0]["text"] == "split_ws"
+    p, imported = console(str(src), "--line", "3", "--col", "0", "--model", str(model))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "torch" in imported                                            # the model was asked
+    edit, passes = predict_at(Engine(str(model), threads=1), text, sum(len(l) + 1 for l in text.split("\n")[:3]),
+                              [], str(src), "low")
+    assert passes > 0
+    want = [] if edit is None else [to_next_edit(edit, LineIndex(text, "utf-32"))]
+    assert json.loads(p.stdout) == {"edits": want}
 
 
 def test_parse_history_details():
@@ -170,6 +231,7 @@ def test_parse_history_details():
     (["binary.py", "--line", "0", "--col", "0"], "cannot read"),
     (["f.py", "--line", "x", "--col", "0"], "invalid int"),
     (["f.py", "--col", "0"], "required"),
+    (["f.py", "--line", "0", "--col", "0", "--model", "no-such-model"], "cannot load the model"),
 ])
 def test_bad_inputs_exit_2_with_one_line(tmp_path: Path, capsys, monkeypatch, args, needle):
     monkeypatch.chdir(tmp_path)

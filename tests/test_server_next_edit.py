@@ -364,3 +364,55 @@ async def test_still_serving(client: LanguageClient):
     assert s["model"]["state"] == "ready" and s["nextEdit"]["requests"] >= 10
     open_doc(client, "file:///last.py", TEXT)
     assert "edits" in await ask(client, COPILOT, params("file:///last.py", CURSOR))
+
+
+# ------------------------------------------------------------------------------ without the model
+
+USERS = ("def fetch_user(user_id):\n    return {'id': user_id}\n\n\ndef show(user_id):\n"
+         "    print(fetch_user(user_id))\n")
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
+async def loading_client(lsp_client: LanguageClient, tmp_path_factory):
+    """A server whose model never finishes loading: its `modelDir`'s config.json is a FIFO that no
+    one writes, so the model thread waits in open() until the teardown lets it go."""
+    import os
+    d = tmp_path_factory.mktemp("hanging-model")
+    fifo = d / "config.json"
+    os.mkfifo(fifo)
+    await start(lsp_client, {"modelDir": str(d)})
+    yield
+    deadline = time.monotonic() + 60
+    while True:   # the loader is blocked in open(): give it a writer, then a plain file for later reads
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:   # ENXIO: no reader yet (still importing torch)
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+    (d / "plain.json").write_text("{}")
+    os.replace(d / "plain.json", fifo)
+    os.write(fd, b"{}")
+    os.close(fd)
+    await lsp_client.shutdown_session()
+
+
+async def test_analogy_answers_while_the_model_is_still_loading(loading_client: LanguageClient):
+    client = loading_client
+    uri = "file:///loading.py"
+    open_doc(client, uri, USERS)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(   # the rename at the definition
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=0, character=4), end=types.Position(line=0, character=14)),
+            text="load_user")]))
+    t0 = time.monotonic()
+    full = await asyncio.wait_for(ask(client, REDRAFT, params(uri, types.Position(line=0, character=13), 2)), 10)
+    assert time.monotonic() - t0 < 5.0
+    assert [(position(e["range"]["start"]), position(e["range"]["end"]), e["text"]) for e in full["edits"]] == \
+        [((5, 10), (5, 15), "load")] and full["forwardPasses"] == 0 and full["confidence"] == 1.0
+    s = await stats(client)
+    assert s["model"]["state"] == "loading"            # the answer did not wait for the model
+    assert s["nextEdit"]["completed"] == 1
+    assert not any(isinstance(r, types.WorkDoneProgressEnd) for rs in client.progress_reports.values() for r in rs)

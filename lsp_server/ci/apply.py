@@ -37,10 +37,12 @@ def _apply_edit(root: Path, texts: dict[str, str], edit: types.WorkspaceEdit) ->
     return True
 
 
-async def apply_snippets(a, root: Path, inside) -> int:
+async def apply_snippets(a, root: Path, inside, output) -> int:
+    """`inside(root, path)`: a target file, refused outside the repository; `output(path)`: the
+    --patch report, anywhere (redraft.ci.main)."""
     from redraft.ci.client import HeadlessClient
     from redraft.ci.propagate import _language_id
-    out = inside(root, a.patch)
+    out = output(a.patch)
     jobs = []
     for spec in a.snippets:
         target, sep, snippet = spec.partition("=")

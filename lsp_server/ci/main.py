@@ -2,12 +2,15 @@
 
 Exit codes: 0 nothing to propose (or proposals made without --fail-on-proposals), 1 proposals made
 with --fail-on-proposals, 2 an error (one line on stderr; nothing written).  The bot writes only the
-files it is asked for (--patch, --review, --sarif; `apply` also the files its snippets target), all
-inside the repository, and never commits or pushes."""
+files it is asked for and never commits or pushes: the reports (--patch, --review, --sarif) where
+the user says, inside the repository or not (a CI job writes them to $RUNNER_TEMP or an artifacts
+folder); the source files that `apply`'s snippets target only inside the repository.  Every path is
+checked before any work: a report's directory must exist."""
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -15,11 +18,27 @@ from redraft.ci.git import CiError, changed_files, repo_root
 
 
 def _inside(root: Path, path: str | None) -> Path | None:
+    """A source file the bot changes (`apply`'s targets): only inside the repository."""
     if path is None:
         return None
     p = (Path.cwd() / path).resolve()
     if not p.is_relative_to(root.resolve()):
-        raise CiError(f"{path}: the bot writes only inside the repository ({root})")
+        raise CiError(f"{path}: the bot changes source files only inside the repository ({root})")
+    return p
+
+
+def _output(path: str | None) -> Path | None:
+    """A report the user names (--patch, --review, --sarif): anywhere, relative to the working
+    directory; its directory must exist and the path must not be a directory."""
+    if path is None:
+        return None
+    p = (Path.cwd() / path).expanduser().resolve()
+    if p.is_dir():
+        raise CiError(f"{path}: is a directory (name a file to write)")
+    if not p.parent.is_dir():
+        raise CiError(f"{path}: no such directory {p.parent} (create it first)")
+    if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise CiError(f"{path}: not writable")
     return p
 
 
@@ -27,7 +46,7 @@ async def _propagate(a, root: Path) -> int:
     from redraft.ci.client import HeadlessClient
     from redraft.ci.propagate import parses, passes_check, propagate
     from redraft.ci.report import markdown, patch, sarif
-    outs = {k: _inside(root, getattr(a, k)) for k in ("patch", "review", "sarif")}
+    outs = {k: _output(getattr(a, k)) for k in ("patch", "review", "sarif")}
     notes: list[str] = []
     changed = changed_files(root, a.base, notes)
     client = HeadlessClient(root)
@@ -83,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "propagate":
             return asyncio.run(_propagate(a, root))
         from redraft.ci.apply import apply_snippets
-        return asyncio.run(apply_snippets(a, root, _inside))
+        return asyncio.run(apply_snippets(a, root, _inside, _output))
     except CiError as e:
         print(f"redraft ci: {e}", file=sys.stderr)
         return 2

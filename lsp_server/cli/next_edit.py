@@ -7,6 +7,11 @@ or none; exit 0). LINE, COL and the ranges are 0-based, columns in code points; 
 unified diffs, oldest first, that turned an earlier version of the file into FILE; each hunk is
 one (before, after) edit of whole lines. An unreadable file, a bad diff or a position outside the
 file: one line on stderr, exit 2.
+
+Analogy answers first, without a model (window.analogy_at: no Engine, no torch, ~0.1 s a call
+with the interpreter's start); the model is loaded only when analogy has nothing and the model
+directory's config.json says a model trained for next edits is there (predict.model_may_answer).
+A `--model` directory without a config.json is refused either way.
 """
 from __future__ import annotations
 
@@ -56,14 +61,20 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     offset = sum(len(l) + 1 for l in lines[:a.line]) + a.col
-    from redraft.engine.next_edit.window import predict_at
-    from redraft.engine.pipeline import Engine
-    try:
-        engine = Engine(a.model)
-    except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
-        print(f"redraft next-edit: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
+    from redraft.engine.next_edit.predict import model_may_answer
+    from redraft.engine.next_edit.window import analogy_at, predict_at
+    if a.model is not None and not (Path(a.model).expanduser() / "config.json").is_file():
+        print(f"redraft next-edit: cannot load the model: no config.json in {a.model}", file=sys.stderr)
         return 2
-    edit, _ = predict_at(engine, text, offset, history, str(a.file), a.effort)
+    final, edit = analogy_at(text, offset, history)
+    if not final and model_may_answer(a.model):
+        from redraft.engine.pipeline import Engine
+        try:
+            engine = Engine(a.model)
+        except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
+            print(f"redraft next-edit: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
+            return 2
+        edit, _ = predict_at(engine, text, offset, history, str(a.file), a.effort)
     edits = [] if edit is None else [{"range": {"start": _position(text, edit.start), "end": _position(text, edit.end)},
                                       "text": edit.text}]
     print(json.dumps({"edits": edits}))

@@ -18,6 +18,13 @@ one model thread; anything that goes wrong is logged and answers empty. Specific
   for the model thread returns at once) and by the sampler before every denoising step;
   `debugStepDelayMs` (the test hook) pauses at every check. A region the model agrees with (no
   edit) takes one forward pass and no check in between.
+* Analogy first, without the model (engine/next_edit/window.py analogy_at, on a worker thread
+  that is not the model thread): a request analogy answers never waits for the model to load nor
+  for a completion on the model thread, and a server that only answers next edits by analogy (the
+  CI bot's) never needs the engine. Only when analogy has nothing and the model directory's
+  config.json says a model trained for next edits is there (predict.model_may_answer) does the
+  request await the engine and run `Engine.next_edit` on the model thread. The answers are
+  `Engine.next_edit`'s: it asks analogy first too.
 """
 from __future__ import annotations
 
@@ -28,10 +35,11 @@ from typing import TYPE_CHECKING, Any, Callable
 from lsprotocol import types
 
 from redraft.lsp.completions import Ticket, TicketBoard
-from redraft.engine.next_edit.window import predict_at, window
+from redraft.engine.next_edit.predict import model_may_answer
+from redraft.engine.next_edit.window import analogy_at, predict_at, window
 from redraft.lsp.convert import LineIndex
 from redraft.lsp.documents import Document, DocumentStore
-from redraft.engine.host import EngineHost, Reporter
+from redraft.engine.host import EngineHost, ModelKey, Reporter
 from redraft.engine.next_edit.history import EditHistory
 from redraft.engine.settings import Settings
 
@@ -52,11 +60,7 @@ class Outcome:
     forward_passes: int
 
 
-def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
-             ticket: Ticket, delay_s: float, before: Callable[[], None]) -> tuple["NextEdit | None", int]:
-    """The model thread. (None, 0) when stopped (the ticket says why and at which check)."""
-    from redraft.engine.pipeline import Cancelled
-
+def _checker(ticket: Ticket, delay_s: float) -> Callable[[], bool]:
     def should_stop() -> bool:
         if delay_s:
             ticket.stop.wait(delay_s)  # test hook; wakes at once on cancellation
@@ -64,7 +68,27 @@ def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, 
             return True
         ticket.steps += 1
         return False
+    return should_stop
 
+
+def _by_analogy(text: str, offset: int, history: list[tuple[str, str]], model_dir: str | None, ticket: Ticket,
+                delay_s: float) -> tuple["NextEdit | None", bool]:
+    """A worker thread, not the model thread (it reads files): (analogy's edit, whether the model
+    must still be asked); (None, False) when stopped."""
+    if ticket.stop.is_set() or _checker(ticket, delay_s)():
+        ticket.stopped_at = ticket.steps
+        return None, False
+    final, edit = analogy_at(text, offset, history)
+    return edit, not final and model_may_answer(model_dir)
+
+
+def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
+             ticket: Ticket, delay_s: float, before: Callable[[], None]) -> tuple["NextEdit | None", int]:
+    """The model thread. (None, 0) when stopped (the ticket says why and at which check)."""
+    from redraft.engine.pipeline import Cancelled
+
+    should_stop = _checker(ticket, delay_s)
+    ticket.steps = 0   # the model's checks (0: it never ran)
     if ticket.stop.is_set():
         ticket.stopped_at = 0
         return None, 0
@@ -121,14 +145,20 @@ class NextEditService(TicketBoard):
 
     async def _run(self, doc: Document, index: LineIndex, offset: int, history: list[tuple[str, str]],
                    settings: Settings, ticket: Ticket) -> Outcome | None:
-        engine = await self._host.get(settings)
-        if engine is None:
-            return self._skip("no-model")
         loop = asyncio.get_running_loop()
+        delay_s = settings.debug_step_delay_ms / 1000
         try:
-            edit, passes = await loop.run_in_executor(
-                self._host.model_thread, _predict, engine, doc.text, offset, history, doc.uri, settings.effort,
-                ticket, settings.debug_step_delay_ms / 1000, self._host.fit_threads)
+            model_dir = ModelKey.of(settings, self._host.default_model_dir).model_dir
+            edit, ask_model = await loop.run_in_executor(None, _by_analogy, doc.text, offset, history, model_dir,
+                                                         ticket, delay_s)
+            passes = 0
+            if ask_model and ticket.reason is None:
+                engine = await self._host.get(settings)
+                if engine is None:
+                    return self._skip("no-model")
+                edit, passes = await loop.run_in_executor(
+                    self._host.model_thread, _predict, engine, doc.text, offset, history, doc.uri, settings.effort,
+                    ticket, delay_s, self._host.fit_threads)
         except Exception as e:  # noqa: BLE001 - a failed prediction answers empty, the server lives on
             return self._skip("error", f"next edit failed for {doc.uri}: {type(e).__name__}: {e}",
                               types.MessageType.Error)

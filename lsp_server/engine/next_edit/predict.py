@@ -12,6 +12,11 @@ rename carried on further down) are tried as regions too, nearest first (`MAX_JU
 
 `NextEdit` is the answer in document terms: the changed span of lines and its new text, trimmed to
 the characters that differ, so a client shows (and applies) only the change.
+
+Design decision: analogy needs no model, so this module imports torch only where the model runs
+(`rewrite`): `by_analogy` and `model_may_answer` (a look at the model directory's config.json) let
+`redraft next-edit`, the server and the bot answer by analogy without loading a model, and build
+one only when analogy has nothing and a model trained for next edits exists (issue 44).
 """
 from __future__ import annotations
 
@@ -19,14 +24,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from redraft.model import causal
 from redraft.model.edits import EDIT_ANSWER, FORMAT, REGION_LINES, EditTask, context_budget, edit_context, task_for
 from redraft.model.hunks import answer_markers, apply_hunks, block_guide, parse_answer
-from redraft.model.sampler import ContextCache
 
 from redraft.engine.next_edit import analogy
+
+if TYPE_CHECKING:   # torch: imported where the model runs
+    from redraft.model.sampler import ContextCache
 
 MAX_JUMPS = 2            # regions tried beyond the cursor's when it stays unchanged
 SIZES = (REGION_LINES, 7, 5, 3)   # region sizes tried, largest first, until one fits a row
@@ -67,6 +73,20 @@ def trained_for_next_edits(model) -> bool:
 COMPANION = "next-edit"   # a checkpoint directory's next-edit checkpoint, beside its own files
 
 
+def default_dir() -> Path:
+    """The shipped model's directory (redraft.model.checkpoint.DEFAULT_DIR, without importing torch)."""
+    import redraft.model
+    return Path(redraft.model.__file__).resolve().parent / "weights"
+
+
+def _config(d: Path) -> dict | None:
+    try:
+        cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return cfg if isinstance(cfg, dict) else None
+
+
 def next_edit_dir(model_dir: str | Path | None) -> Path | None:
     """The checkpoint that answers next edits for the model in `model_dir` (None: the shipped one):
     the model itself when trained for them, else the checkpoint in its `next-edit/` subdirectory
@@ -74,15 +94,25 @@ def next_edit_dir(model_dir: str | Path | None) -> Path | None:
     Design decision: a companion checkpoint, because next-edit training cost a 10M-parameter model
     17 of its 120 HumanEval single-line passes (runs/sr1, bench/RESULTS.md); a model that serves
     both keeps answering both."""
-    from redraft.model.checkpoint import DEFAULT_DIR
-    base = Path(model_dir) if model_dir else DEFAULT_DIR
+    base = Path(model_dir) if model_dir else default_dir()
     for d in (base, base / COMPANION):
-        try:
-            if json.loads((d / "config.json").read_text()).get("next_edit") == FORMAT:
-                return d
-        except (OSError, ValueError, AttributeError):
-            continue
+        cfg = _config(d)
+        if cfg is not None and cfg.get("next_edit") == FORMAT:
+            return d
     return None
+
+
+def model_may_answer(model_dir: str | Path | None) -> bool:
+    """Whether the Engine for `model_dir` (None: the shipped model) could answer a next edit that
+    analogy leaves open, read from config.json files alone (no torch, no weights): a redraft
+    checkpoint with a `next_edit_dir`. A hub-format model (a `model_type` in its config) never
+    answers next edits (Engine.next_edit_model). When False, `by_analogy`'s answer is the answer."""
+    if model_dir is not None:
+        cfg = _config(Path(model_dir).expanduser())
+        if cfg is not None and "model_type" in cfg:
+            return False
+        return next_edit_dir(Path(model_dir).expanduser()) is not None
+    return next_edit_dir(None) is not None
 
 
 def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None = None,
@@ -90,6 +120,8 @@ def rewrite(model, tok, seq_len: int, task: EditTask, cache: ContextCache | None
     """(the model's text for the task's region, the lowest confidence among the tokens it wrote,
     forward passes), or None when the region cannot fit a row. The answer is "no edit" only when
     the model rates it at least `silence` likely (else its likeliest edit)."""
+    from redraft.model import causal
+    from redraft.model.sampler import ContextCache
     ctx = edit_context(tok, task, context_budget(seq_len))
     if ctx is None:
         return None
@@ -148,6 +180,17 @@ def to_edit(text: str, att: Attempt, min_confidence: float = MIN_CONFIDENCE) -> 
                     att.confidence, att.forward_passes)
 
 
+def by_analogy(text: str, line: int, col: int, history: list[tuple[str, str]],
+               min_confidence: float = MIN_CONFIDENCE) -> NextEdit | None:
+    """Analogy's next edit (no model): what `next_edit` answers first, when it is not None."""
+    found = analogy.propose(text, line, history, col=col)
+    if found is None:
+        return None
+    a, b, new, confidence = found
+    lines = text.split("\n")
+    return to_edit(text, Attempt(a, b, "\n".join(lines[a:b]), "\n".join(new), confidence, 0), min_confidence)
+
+
 def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history: list[tuple[str, str]],
               cache: ContextCache | None = None,
               should_stop: Callable[[], bool] | None = None,
@@ -158,14 +201,9 @@ def next_edit(model, tok, seq_len: int, text: str, line: int, col: int, history:
     The model's answer is greedy on its causal path: the effort setting does not change it."""
     if should_stop is not None and should_stop():
         return None, 0
-    found = analogy.propose(text, line, history, col=col) if use_analogy else None
-    if found is not None:
-        a, b, new, confidence = found
-        lines = text.split("\n")
-        att = Attempt(a, b, "\n".join(lines[a:b]), "\n".join(new), confidence, 0)
-        edit = to_edit(text, att, min_confidence)
-        if edit is not None:
-            return edit, 0
+    edit = by_analogy(text, line, col, history, min_confidence) if use_analogy else None
+    if edit is not None:
+        return edit, 0
     if not trained_for_next_edits(model):
         return None, 0
     passes = 0
