@@ -472,11 +472,25 @@ def test_random_lazy_snippets_apply_exactly_or_refuse(src, language, marker):
         pad = lines[k][:len(lines[k]) - len(lines[k].lstrip())]
         new = lines[:k] + [pad + comment] + lines[k:]
         i, j = rng.randrange(max(0, k - 40), k), rng.randrange(k + 1, min(len(new), k + 40))
-        snippet = ([marker] if rng.random() < .8 else []) + new[i:j + 1] + ([marker] if rng.random() < .8 else [])
+        pre, post = rng.random() < .8, rng.random() < .8
+        snippet = ([marker] if pre else []) + new[i:j + 1] + ([marker] if post else [])
+        # the snippet is authoritative where it has no marker (issue 43): a marker at one end only
+        # deletes the file's lines beyond its other end; --keep-unmarked keeps them
+        want = new
+        if pre != post:
+            a, b = i, j
+            while not new[a].strip():
+                a += 1
+            while not new[b].strip():
+                b -= 1
+            want = new[:b + 1] if pre else new[a:]
         r = merge(src, "\n".join(snippet) + "\n", language)
         if r.ok:
-            assert r.text == "\n".join(new) + "\n", (i, j, k)
+            assert r.text == "\n".join(want) + "\n", (i, j, k)
             applied += 1
+        r = merge(src, "\n".join(snippet) + "\n", language, delete_unmarked=False)
+        if r.ok:
+            assert r.text == "\n".join(new) + "\n", (i, j, k)
     assert applied >= 100
 
 

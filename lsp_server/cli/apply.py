@@ -1,8 +1,12 @@
-"""`redraft apply FILE SNIPPET_FILE [--language L] [--in-place] [--diff]`: the merge on files.
+"""`redraft apply FILE SNIPPET_FILE [--language L] [--in-place] [--diff] [--keep-unmarked]`: the merge on files.
 
 Prints the merged file (exit 0); on refusal prints one line on stderr and nothing on stdout (exit 1);
 bad arguments or unreadable files: exit 2.  --in-place writes atomically (a temp file renamed over
-FILE, its mode kept) and only after a successful merge.
+FILE, its mode kept) and only after a successful merge.  Every run of original lines the merge
+deletes because the snippet omits them without a marker is one line on stderr (`redraft apply:
+deleted 12 lines at 40-51 (no marker after the snippet's last line); removed class `Foo` (lines
+40-51)`); with --diff they are the diff's `-` lines.  --keep-unmarked keeps every line the snippet
+omits (deletion only inside a fragment's region), as before issue 43.
 """
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--language", default=None, help="language id (default: from FILE's extension)")
     ap.add_argument("--in-place", action="store_true", help="rewrite FILE (only if the merge succeeds)")
     ap.add_argument("--diff", action="store_true", help="print a unified diff instead of the file")
+    ap.add_argument("--keep-unmarked", action="store_true",
+                    help="keep the file's lines that the snippet omits without a marker (default: delete them)")
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
@@ -46,10 +52,12 @@ def main(argv: list[str]) -> int:
     except UnicodeDecodeError as e:
         print(f"redraft apply: refused: not UTF-8 text ({e.reason})", file=sys.stderr)
         return 1
-    res = merge(original, snippet, language)
+    res = merge(original, snippet, language, delete_unmarked=not a.keep_unmarked)
     if not res.ok:
         print(f"redraft apply: refused: {res.reason}", file=sys.stderr)
         return 1
+    for d in res.deletions:
+        print(f"redraft apply: {d.summary()}", file=sys.stderr)
     if a.diff:
         sys.stdout.write("".join(difflib.unified_diff(original.splitlines(True), res.text.splitlines(True),
                                                fromfile=a.file, tofile=a.file)))

@@ -20,6 +20,9 @@ snake_case (`max_tokens`). Design decisions:
   model chooses among. `gate` (default "auto", 0.3: the threshold
   fitted on real packages' code; "always" or 0 shows everything) withholds a
   completion that lsp_server/engine/gate.py judges less likely right than that.
+* `apply.deleteUnmarked` (default true; also `applyDeleteUnmarked` or `{"apply": {"deleteUnmarked"}}`):
+  `redraft.applyEdit` deletes the lines a snippet omits without a marker (false: keeps them, the
+  merge before issue 43).
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
 """
@@ -54,6 +57,7 @@ class Settings:
     workspace_index: bool = True            # index the workspace's files: the project's lines as candidates
     workspace_max_files: int = 5000         # files the index reads at most
     workspace_max_file_kb: int = 512        # larger files are not indexed
+    apply_delete_unmarked: bool = True      # apply.deleteUnmarked: a snippet's unmarked omissions are deleted
     gate: float = 0.3                       # show a completion only when gate.confidence >= this (0: always; gate.DEFAULT_THRESHOLD)
 
     def language_enabled(self, language_id: str | None) -> bool:
@@ -138,6 +142,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "workspace_max_files": _int_in(1, 100_000),
     "workspace_max_file_kb": _int_in(1, 16_384),
     "gate": _gate,
+    "apply_delete_unmarked": _bool,
 }
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 
@@ -163,8 +168,14 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
     updates: dict[str, Any] = {}
     problems: list[str] = []
     ignored: list[str] = []
-    for key, value in raw.items():
-        name = _snake(str(key))
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():     # `{"apply": {"deleteUnmarked": false}}` is `apply.deleteUnmarked`
+        if key == "apply" and isinstance(value, dict):
+            flat.update({f"apply.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    for key, value in flat.items():
+        name = _snake(str(key).replace(".", "_"))
         check = _CHECKS.get(name)
         if check is None:
             ignored.append(str(key))

@@ -15,7 +15,12 @@
   the snapshot's version with one TextEdit per changed hunk (convert.line_hunks / to_workspace_edit,
   positions in the negotiated encoding), or plain `changes` for a client without
   `workspace.workspaceEdit.documentChanges`. A result equal to the document sends nothing.
-* The answer: {"applied", "version", "hunks", "linesAdded", "linesRemoved", "failureReason"?}, with
+* The merge deletes the document's lines that the snippet omits without a marker (at its start or
+  end, or between two lines it shows) unless the setting `apply.deleteUnmarked` is false; each
+  deletion is in the answer's `deletions`: {"start", "end" (1-based lines of the snapshot), "lines",
+  "why", "definitions" (e.g. "class `Foo` (lines 80-112)"), "summary" (one line)}.
+* The answer: {"applied", "version", "hunks", "linesAdded", "linesRemoved", "deletions",
+  "failureReason"?}, with
   `applied` as the client said (false, with a reason, if it answered an error, an answer that is no
   ApplyWorkspaceEditResult, or nothing within CLIENT_TIMEOUT_S).
 """
@@ -57,6 +62,7 @@ class Plan:
     hunks: int = 0
     added: int = 0
     removed: int = 0
+    deletions: tuple = ()             # the merge's deletions, as JSON objects
 
 
 def _invalid(problem: str) -> JsonRpcInvalidParams:
@@ -92,10 +98,11 @@ def _language(doc: Document) -> str:
     return doc.language_id
 
 
-def plan(doc: Document, snippet: str, encoding: str, document_changes: bool) -> Plan:
+def plan(doc: Document, snippet: str, encoding: str, document_changes: bool,
+         delete_unmarked: bool = True) -> Plan:
     """On the worker thread: merge, then diff the result against the snapshot by lines."""
     from redraft.engine.apply import merge
-    result = merge(doc.text, snippet, _language(doc))
+    result = merge(doc.text, snippet, _language(doc), delete_unmarked=delete_unmarked)
     if not result.ok:
         return Plan(reason=result.reason or "the merge gave no reason")
     hunks = line_hunks(doc.text, result.text)
@@ -103,7 +110,8 @@ def plan(doc: Document, snippet: str, encoding: str, document_changes: bool) -> 
         return Plan()
     edit = to_workspace_edit(doc.uri, doc.version, doc.text, hunks, encoding, document_changes)
     return Plan(edit=edit, hunks=len(hunks), added=sum(h.added for h in hunks),
-                removed=sum(h.end - h.start for h in hunks))
+                removed=sum(h.end - h.start for h in hunks),
+                deletions=tuple(d.as_json() for d in result.deletions))
 
 
 class ApplyService:
@@ -132,14 +140,16 @@ class ApplyService:
             raise _failed(types.LSPErrorCodes.RequestFailed, "the client does not support workspace/applyEdit")
         document_changes = bool(get_capability(caps, "workspace.workspace_edit.document_changes", False))
         loop = asyncio.get_running_loop()
-        p = await loop.run_in_executor(self.worker, plan, doc, a.snippet, ls.encoding, document_changes)
+        settings = getattr(ls, "settings", None)
+        p = await loop.run_in_executor(self.worker, plan, doc, a.snippet, ls.encoding, document_changes,
+                                       getattr(settings, "apply_delete_unmarked", True))
         if p.reason:
             raise _failed(types.LSPErrorCodes.RequestFailed, f"cannot apply the snippet: {p.reason}")
         if self.docs.get(a.uri) is not doc:
             raise _failed(types.LSPErrorCodes.ContentModified,
                           f"refused as stale: {a.uri} changed while the snippet was merged; try again")
         out: dict[str, Any] = {"applied": True, "version": doc.version, "hunks": p.hunks,
-                               "linesAdded": p.added, "linesRemoved": p.removed}
+                               "linesAdded": p.added, "linesRemoved": p.removed, "deletions": list(p.deletions)}
         if p.edit is None:
             return out  # the snippet changes nothing: nothing to send
         params = types.ApplyWorkspaceEditParams(edit=p.edit, label=LABEL)

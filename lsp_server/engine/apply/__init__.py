@@ -30,18 +30,41 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from redraft.engine.syntax.languages import language_for
-from redraft.engine.apply.anchors import Ambiguous, anchor
+from redraft.engine.apply.anchors import _HEADER, Ambiguous, anchor
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
 
-__all__ = ["MergeResult", "MergeRefused", "merge", "is_marker", "MAX_BYTES"]
+__all__ = ["MergeResult", "MergeRefused", "Deletion", "merge", "is_marker", "MAX_BYTES"]
 
 MAX_BYTES = 2 * 1024 * 1024
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
+
+
+@dataclass
+class Deletion:
+    """Original lines the merge deleted because the snippet omits them without a marker."""
+
+    start: int                        # first deleted line of the original (1-based)
+    end: int                          # last deleted line (1-based, inclusive)
+    why: str                          # "no marker before the snippet's first line", ...
+    definitions: list[str] = field(default_factory=list)   # "class `Foo` (lines 80-112)"
+
+    @property
+    def lines(self) -> int:
+        return self.end - self.start + 1
+
+    def summary(self) -> str:
+        """One line: `deleted 12 lines at 40-51 (no marker ...)`, and the definitions it removes."""
+        s = f"deleted {self.lines} line{'s' if self.lines != 1 else ''} at {self.start}-{self.end} ({self.why})"
+        return s + "".join(f"; removed {d}" for d in self.definitions)
+
+    def as_json(self) -> dict:
+        return {"start": self.start, "end": self.end, "lines": self.lines, "why": self.why,
+                "definitions": list(self.definitions), "summary": self.summary()}
 
 
 @dataclass
@@ -49,6 +72,7 @@ class MergeResult:
     ok: bool
     text: str = ""
     reason: str = ""
+    deletions: list[Deletion] = field(default_factory=list)   # what the snippet omitted without a marker
 
 
 class MergeRefused(Exception):
@@ -59,9 +83,12 @@ class _NotByName(Exception):
     """The fragment looks like definitions but must be anchored by lines (it looks cut short)."""
 
 
-def merge(original: str, snippet: str, language: str) -> MergeResult:
+def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool = True) -> MergeResult:
+    """`delete_unmarked=False`: keep every original line the snippet omits without a marker (the
+    old keep-everything rule: deletion only inside a fragment's region)."""
     try:
-        return MergeResult(True, _merge(original, snippet, language))
+        text, deletions = _merge(original, snippet, language, delete_unmarked)
+        return MergeResult(True, text, deletions=deletions)
     except MergeRefused as e:
         return MergeResult(False, reason=str(e))
     except Exception as e:  # noqa: BLE001 - defensive: a bug must refuse, never write a wrong file
@@ -114,7 +141,7 @@ def _split(snippet: list[str]) -> list[_Frag]:
     return frags
 
 
-def _merge(original: str, snippet: str, language: str) -> str:
+def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = True) -> tuple[str, list[Deletion]]:
     if "\x00" in original or "\x00" in snippet:
         raise MergeRefused("binary data (NUL bytes)")
     try:
@@ -147,15 +174,141 @@ def _merge(original: str, snippet: str, language: str) -> str:
     if not frags:
         raise MergeRefused("snippet has only marker lines")
 
-    edits = _class_edits(lang, orig, snip) or _plan(lang, orig, frags)
+    # a snippet with a marker at the top level is a view of the whole file: where it has no marker
+    # before its first line (after its last), the file's lines before (after) it are gone
+    view = delete_unmarked and any(is_marker(l) and _indent(l) == 0 for l in snip)
+    edits = _class_edits(lang, orig, snip) or _plan(lang, orig, frags, view)
+    edits, edge = _edges(orig, edits, view and frags[0].marker_before is None,
+                         view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
+    deletions = _deletions(lang, orig, edits, edge)
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
         raise MergeRefused("a marker line would remain in the result")
     text = nl.join(out) + (nl if final_nl and out else "")
     if _error_count(lang, text) > _error_count(lang, original):
         raise MergeRefused("the result does not parse as well as the original")
-    return text
+    return text, deletions
+
+
+FIRST_WHY = "no marker before the snippet's first line"
+LAST_WHY = "no marker after the snippet's last line"
+INSIDE_WHY = "not shown between two lines of the snippet"
+
+
+def _shown_before(orig: list[str], s: int, lines: list[str]) -> int:
+    """Where the file's lines right before line `s` that the fragment shows before its first edit
+    begin (lines of a fragment of definitions that are already in the file: not in any edit)."""
+    k = 0
+    while k < len(lines) and s - 1 - k >= 0 and not any(_same(orig[s - 1 - k], l) for l in lines[:1]):
+        if not orig[s - 1 - k].strip() or any(_same(orig[s - 1 - k], l) for l in lines):
+            k += 1
+            continue
+        return s
+    return s - 1 - k if k < len(lines) and s - 1 - k >= 0 else s
+
+
+def _shown_after(orig: list[str], e: int, lines: list[str], last: int) -> int:
+    k = e
+    while k <= last and (not orig[k].strip() or any(_same(orig[k], l) for l in lines)):
+        if _same(orig[k], lines[-1]):
+            return k + 1
+        k += 1
+    return e
+
+
+def _edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = ()):
+    """The edits, the first one reaching back to the file's first line (at_start) and the last one
+    on to its last non-blank line (at_end); and those edge ranges [start, end) that are deleted.
+    `first` / `final`: the first and the last fragment's lines (a fragment of definitions may show
+    lines of the file before its first definition or after its last: those stay)."""
+    edits = sorted(edits, key=lambda e: (e[0], e[1]))
+    edge: list[tuple[int, int, str]] = []
+    if not edits:
+        return [x for x in edits if x[0] < x[1] or x[2]], edge
+    if at_start and edits[0][0] > 0 and first and not _same(edits[0][2][0] if edits[0][2] else "", first[0]):
+        t = _shown_before(orig, edits[0][0], list(first))
+        if t < edits[0][0]:
+            at_start = t > 0
+            edits.insert(0, (t, t, []))
+    if at_end and final and edits[-1][2] and not _same(edits[-1][2][-1], final[-1]):
+        last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+        t = _shown_after(orig, edits[-1][1], list(final), last)
+        if edits[-1][1] < t:
+            at_end = t <= last
+            edits.append((t, t, []))
+    if at_start and edits[0][0] > 0:
+        s, e, lines = edits[0]
+        edge.append((0, s, FIRST_WHY))
+        edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
+    last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    s, e, lines = edits[-1]
+    if at_end and e <= last:
+        edge.append((e, last + 1, LAST_WHY))
+        if s == e:
+            edits[-1] = (s, last + 1, lines)
+        else:
+            edits.append((e, last + 1, []))
+    return [x for x in edits if x[0] < x[1] or x[2]], edge
+
+
+def _kind(line: str) -> str:
+    m = re.match(r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:abstract\s+)?"
+                 r"(def|class|function|fn|func|struct|impl|enum|trait|interface|type|mod|const|let|var)\b", line)
+    if not m:
+        return "definition"
+    return {"def": "function", "fn": "function", "func": "function", "mod": "module"}.get(m.group(1), m.group(1))
+
+
+def _deletions(lang, orig: list[str], edits, edge) -> list[Deletion]:
+    """Every run of original lines the edits drop with nothing in their place (blank lines at its
+    ends aside), with the definitions wholly inside it."""
+    ranges: list[tuple[int, int, str]] = []
+    for s, e, lines in edits:
+        if s == e:
+            continue
+        why = next((w for a, b, w in edge if a == s and b == e), None)
+        if why is not None:
+            ranges.append((s, e, why))
+            continue
+        if not lines:
+            ranges.append((s, e, INSIDE_WHY))
+            continue
+        sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], [l.strip() for l in lines], autojunk=False)
+        for tag, i1, i2, _, _ in sm.get_opcodes():
+            if tag == "delete":
+                ranges.append((s + i1, s + i2, INSIDE_WHY))
+    out: list[Deletion] = []
+    defs = None
+    for a, b, why in sorted(ranges):
+        while a < b and not orig[a].strip():
+            a += 1
+        while b > a and not orig[b - 1].strip():
+            b -= 1
+        if a >= b:
+            continue
+        if defs is None:
+            defs = _all_defs(collect_defs(lang, orig))
+        inside = [d for d in defs if a <= d.start and d.end < b]
+        gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
+        names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
+        out.append(Deletion(a + 1, b, why, list(dict.fromkeys(names))))
+    return out
+
+
+def _header(orig: list[str], d: Def) -> str:
+    """The definition's own line, past decorators and attributes."""
+    return next((orig[q] for q in range(d.start, d.end + 1)
+                 if orig[q].strip() and not orig[q].lstrip().startswith(("@", "#[", "//", "#"))), orig[d.start])
+
+
+def _all_defs(defs: list[Def]) -> list[Def]:
+    out: list[Def] = []
+    for d in defs:
+        out.append(d)
+        if d.members:
+            out.extend(_all_defs(d.members))
+    return out
 
 
 def _class_edits(lang, orig: list[str], snip: list[str]):
@@ -222,7 +375,7 @@ def _as_written(old: list[str], new: list[str]) -> list[str]:
     return out
 
 
-def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, list[str]]]:
+def _plan(lang, orig: list[str], frags: list[_Frag], view: bool = False) -> list[tuple[int, int, list[str]]]:
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -242,6 +395,12 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
                 parsed = None
         if parsed is not None and unplaced and not fe and _anchors_by_lines(orig, f.lines, pos):
             parsed = None                 # not a new definition: one nested in a body, found by its lines
+        no_anchor = None
+        if parsed is not None and unplaced and not fe and not unplaced[0].method and not (
+                f.marker_before is not None and f.marker_after is None and nxt is None) and \
+                sum(1 for d in unplaced for l in d.text if l.strip()) < sum(1 for l in f.lines if l.strip()):
+            no_anchor = f"cannot place new definition `{unplaced[0].name}`: no anchor"
+            parsed = None                 # shown lines of the file around it may anchor it
         if parsed is not None:
             if unplaced:
                 if fe or unplaced[0].method or not (f.marker_before is not None and f.marker_after is None
@@ -253,16 +412,74 @@ def _plan(lang, orig: list[str], frags: list[_Frag]) -> list[tuple[int, int, lis
             edits.extend(fe)
             pos = max([pos] + [e for _, e, _ in fe])
             continue
+        args = dict(pos=pos, marker_before=f.marker_before if i > 0 else None, marker_after=f.marker_after,
+                    name=f"fragment `{_first_line(f.lines)}`",
+                    avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
         try:
-            a, b = anchor(orig, f.lines, pos, f.marker_before if i > 0 else None, f.marker_after,
-                          f"fragment `{_first_line(f.lines)}`", at_start=i == 0 and f.marker_before is None,
-                          at_end=nxt is None and f.marker_after is None,
-                          avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
+            a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
+                          at_end=nxt is None and f.marker_after is None, **args)
         except Ambiguous as e:
-            raise MergeRefused(str(e)) from None
+            if "line is not in the file" not in str(e):
+                raise MergeRefused(str(e)) from None
+            try:
+                a, b = _edge_anchor(lang, orig, f.lines, args)
+            except _NoEdge:
+                raise MergeRefused(no_anchor or str(e)) from None
+            except Ambiguous as e2:
+                raise MergeRefused(str(e2)) from None
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
+
+
+class _NoEdge(Exception):
+    """No part of the fragment anchors it with new lines at its edge."""
+
+
+def _enough(orig: list[str], part: list[str]) -> bool:
+    """Lines that can anchor a fragment whose other lines are new: two with words in them, or a
+    definition's header line."""
+    words = [l for l in part if re.search(r"\w", l)]
+    return len(words) >= 2 or (len(words) == 1 and bool(_HEADER.match(words[0])))
+
+
+def _complete(lang, new: list[str]) -> bool:
+    """The new lines at the fragment's edges parse on their own (dedented): whole definitions or
+    statements, not the start of one cut off by the marker."""
+    nb = [l for l in new if l.strip()]
+    if not nb:
+        return True
+    cut = min(_indent(l) for l in nb)
+    return _error_count(lang, "\n".join(l[cut:] for l in new) + "\n") == 0
+
+
+def _found(orig: list[str], line: str, pos: int) -> bool:
+    return bool(re.search(r"\w", line)) and any(_same(o, line) for o in orig[pos:])
+
+
+def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[int, int]:
+    """(head, tail) of the region for a fragment that opens and/or closes with new lines (a new
+    function written before an existing one whose first lines it shows, a new method after a class
+    header, a new function after the lines that end the previous one): the fragment's first line
+    found in the file after the previous fragment starts the shown part, its last found line ends
+    it; the shown part anchors as a fragment of its own, and the new lines go before or after it.
+    _NoEdge when no such part anchors; Ambiguous when the shown part fits several places."""
+    n = len(lines)
+    pos = args["pos"]
+    k = next((k for k in range(n) if _found(orig, lines[k], pos)), None)
+    if k is None:
+        raise _NoEdge()
+    m = next(m for m in range(n, k, -1) if _found(orig, lines[m - 1], pos))
+    for lo, hi in ((k, m), (k, n), (0, m)):
+        part = lines[lo:hi]
+        if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]):
+            continue
+        try:
+            return anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
+        except Ambiguous as e:
+            if "line is not in the file" not in str(e):
+                raise
+    raise _NoEdge()
 
 
 def _fragment_defs(lang, f: _Frag, known) -> list[Def] | None:
