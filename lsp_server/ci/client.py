@@ -62,8 +62,11 @@ class HeadlessClient:
             workspace=types.WorkspaceClientCapabilities(apply_edit=True))
         init = await asyncio.wait_for(self.lsp.initialize_async(types.InitializeParams(
             capabilities=caps, root_uri=self.root.as_uri(),
+            # next edits come by analogy: the model loads only if a request needs it, and the bot
+            # needs no workspace index
             initialization_options={"redraft": {"enabledLanguages": ["python", "javascript", "typescript",
-                                                                      "typescriptreact", "rust", "go"]}})), TIMEOUT)
+                                                                      "typescriptreact", "rust", "go"],
+                                                 "preloadModel": False, "workspaceIndex": False}})), TIMEOUT)
         enc = init.capabilities.position_encoding
         if str(getattr(enc, "value", enc)) != "utf-32":
             raise ServerError(f"the server chose the {enc} position encoding; the bot needs utf-32")

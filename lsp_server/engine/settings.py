@@ -57,6 +57,7 @@ class Settings:
     workspace_index: bool = True            # index the workspace's files: the project's lines as candidates
     workspace_max_files: int = 5000         # files the index reads at most
     workspace_max_file_kb: int = 512        # larger files are not indexed
+    preload_model: bool = True              # load the model at `initialized` (false: at the first request that needs it)
     apply_delete_unmarked: bool = True      # apply.deleteUnmarked: a snippet's unmarked omissions are deleted
     gate: float = 0.3                       # show a completion only when gate.confidence >= this (0: always; gate.DEFAULT_THRESHOLD)
 
@@ -143,6 +144,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "workspace_max_file_kb": _int_in(1, 16_384),
     "gate": _gate,
     "apply_delete_unmarked": _bool,
+    "preload_model": _bool,
 }
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 

@@ -219,7 +219,8 @@ def on_initialize(ls: RedraftServer, params: types.InitializeParams) -> None:
 
 @server.feature(types.INITIALIZED)
 def on_initialized(ls: RedraftServer, params: types.InitializedParams) -> None:
-    ls.host.start(ls.settings)  # load the model now, in the background, with $/progress
+    if ls.settings.preload_model:   # load the model now, in the background, with $/progress
+        ls.host.start(ls.settings)
     ls.configure_workspace()    # index the workspace's files, in the background
 
 
