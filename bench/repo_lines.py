@@ -659,6 +659,12 @@ def summary_table(records: list[dict], sessions: list[dict]) -> tuple[dict, str]
             lines.append(f"| {cond} | {lang} | " + " | ".join(fmt(s[k]) for k in (
                 "n", "exact", "edit_sim", "shown", "precision", "xfile_n", "xfile_exact", "p50_ms", "p95_ms",
                 "first_ms", "verbatim", "common_exact", "errors")) + " |")
+    by_pkg: dict[str, dict[str, list]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in records:
+        by_pkg[r["condition"]][r["package"]].append(r)
+    out["by_package"] = {cond: {pkg: {k: v for k, v in summarise(rs).items() if k in ("n", "exact", "edit_sim", "shown",
+                                      "precision", "xfile_n", "xfile_exact", "p50_ms", "verbatim", "common_exact")}
+                                for pkg, rs in d.items()} for cond, d in by_pkg.items()}
     # index build / memory, where the server reports them
     idx = [s for s in sessions if s.get("workspace")]
     if idx:
@@ -761,6 +767,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=DATA, help="where repo_fetch.sh put the packages")
     ap.add_argument("--packages-file", type=Path, default=PACKAGES_FILE)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--label", default=None, help="what is measured (e.g. the server's commit), kept in the JSON")
     a = ap.parse_args(argv)
 
     langs = [x for x in a.langs.split(",") if x]
@@ -801,9 +808,15 @@ def main(argv: list[str] | None = None) -> int:
         sessions += sess
     summary, table = summary_table(records, sessions)
     info = {"machine": machine(), "command": " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]),
-            "split": a.split, "seed": a.seed, "conditions": conditions, "server_cmd": server_cmd, "options": options,
+            "label": a.label, "split": a.split, "seed": a.seed, "conditions": conditions, "server_cmd": server_cmd, "options": options,
             "packages": [asdict(p) | {"cases": len(c)} for p, _, c in plan], "wall_s": round(time.time() - t0, 1)}
+    print(f"{info['machine']} split={a.split} seed={a.seed} server={' '.join(server_cmd)} options={options}")
     print(table)
+    print("exact: applied line == original (trailing space ignored); edit sim: of the rest after the cursor; "
+          "precision: exact among shown; xfile: lines whose rest uses a name defined only in another file of "
+          "the package; first ms: median of each server session's first request; verbatim / common exact: "
+          "the baselines (the line occurs elsewhere in its package / the package's most common line starting "
+          "with what was typed is right)")
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps({**info, "summary": summary, "sessions": sessions, "records": records}, indent=1))
