@@ -1,7 +1,12 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set dev|heldout|all] [--language L] [--via merge|cli|oracle]
-                                    [--failures out.jsonl] [--json out.json]
+    .venv/bin/python bench/apply.py [--set dev|heldout|all] [--suite release|omission|all] [--language L]
+                                    [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
+
+--suite omission: issue 43's cases (bench/apply_omission.py, stored in tests/apply_fixtures/omission):
+deletions shown by omission (delete-top, delete-bottom, delete-between, reorder) and new lines at a
+fragment's edge (new-before, new-after, method-after-header), from real code of packages the
+release suite does not use; --suite all: both.
 
 Cases come from bench/apply_cases.py (shapes: function, lazy, multi, new).  Each case's result is
 scored against its truth:
@@ -115,6 +120,7 @@ def report(rows) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="dev", choices=["dev", "heldout", "all"])
+    ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")
     ap.add_argument("--via", default="merge", choices=["merge", "cli", "oracle"])
     ap.add_argument("--limit", type=int, default=0, help="at most this many cases (spread over the set)")
@@ -122,11 +128,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write per-case rows here")
     a = ap.parse_args(argv)
     sets = ("dev", "heldout") if a.set == "all" else (a.set,)
-    cases = build(sets, tuple(a.language) if a.language else None)
+    cases = build(sets, tuple(a.language) if a.language else None, a.suite)
     if a.limit and len(cases) > a.limit:
         cases = cases[::len(cases) // a.limit + 1]
     rows = run(cases, a.via)
-    print(f"{len(cases)} cases, via {a.via}, {os.cpu_count()} CPUs")
+    print(f"{len(cases)} cases ({a.suite}), via {a.via}, {os.cpu_count()} CPUs")
     print(report(rows))
     if a.failures:
         by_id = {c.id: c for c in cases}

@@ -254,8 +254,32 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     return out
 
 
-def build(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None) -> list[Case]:
-    cases: list[Case] = []
+OMISSION = Path(__file__).resolve().parent.parent / "tests" / "apply_fixtures" / "omission"
+
+
+def omission_cases(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None) -> list[Case]:
+    """Issue 43's cases (bench/apply_omission.py): deletions shown by omission, new lines at a
+    fragment's edge; stored in tests/apply_fixtures/omission/<set>.jsonl."""
+    out: list[Case] = []
+    for set_name in sets:
+        f = OMISSION / f"{set_name}.jsonl"
+        for line in f.read_text(encoding="utf-8").splitlines() if f.exists() else ():
+            c = json.loads(line)
+            if languages and c["language"] not in languages:
+                continue
+            old, truth = _lines(c["original"]), _lines(c["truth"])
+            sm = difflib.SequenceMatcher(None, old, truth, autojunk=False)
+            kept = [l for tag, a, b, _, _ in sm.get_opcodes() if tag == "equal" for l in old[a:b]]
+            out.append(Case(c["id"], set_name, c["language"], c["shape"], c["path"], c["original"], c["snippet"],
+                            c["truth"], kept))
+    return out
+
+
+def build(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None,
+          suite: str = "release") -> list[Case]:
+    cases: list[Case] = omission_cases(sets, languages) if suite in ("omission", "all") else []
+    if suite == "omission":
+        return cases
     for set_name, registry, project, v_old, v_new in SOURCES:
         if set_name not in sets:
             continue

@@ -181,7 +181,7 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     edits, edge = _edges(orig, edits, view and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
-    deletions = _deletions(lang, orig, edits, edge)
+    deletions = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
         raise MergeRefused("a marker line would remain in the result")
@@ -196,25 +196,23 @@ LAST_WHY = "no marker after the snippet's last line"
 INSIDE_WHY = "not shown between two lines of the snippet"
 
 
-def _shown_before(orig: list[str], s: int, lines: list[str]) -> int:
-    """Where the file's lines right before line `s` that the fragment shows before its first edit
-    begin (lines of a fragment of definitions that are already in the file: not in any edit)."""
-    k = 0
-    while k < len(lines) and s - 1 - k >= 0 and not any(_same(orig[s - 1 - k], l) for l in lines[:1]):
-        if not orig[s - 1 - k].strip() or any(_same(orig[s - 1 - k], l) for l in lines):
-            k += 1
-            continue
-        return s
-    return s - 1 - k if k < len(lines) and s - 1 - k >= 0 else s
+def _shown_before(orig: list[str], s: int, first: list[str], head: str) -> tuple[int, list[str]] | None:
+    """A fragment of definitions that shows lines of the file before its first definition (edited
+    at `s`, its text starting with `head`): (where those lines start in the file, the fragment's
+    lines before `head`), the region [start, s) that they replace; None if not so."""
+    q = next((q for q in range(len(first)) if _same(first[q], head)), None)
+    if not q:
+        return None
+    t = next((t for t in range(s - 1, max(-1, s - 1 - 4 * len(first) - 20), -1) if _same(orig[t], first[0])), None)
+    return None if t is None else (t, first[:q])
 
 
-def _shown_after(orig: list[str], e: int, lines: list[str], last: int) -> int:
-    k = e
-    while k <= last and (not orig[k].strip() or any(_same(orig[k], l) for l in lines)):
-        if _same(orig[k], lines[-1]):
-            return k + 1
-        k += 1
-    return e
+def _shown_after(orig: list[str], e: int, final: list[str], tail: str, last: int) -> tuple[int, list[str]] | None:
+    q = next((q for q in range(len(final) - 1, -1, -1) if _same(final[q], tail)), None)
+    if q is None or q == len(final) - 1:
+        return None
+    t = next((t for t in range(e, min(last + 1, e + 4 * len(final) + 20)) if _same(orig[t], final[-1])), None)
+    return None if t is None else (t + 1, final[q + 1:])
 
 
 def _edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = ()):
@@ -226,17 +224,15 @@ def _edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str
     edge: list[tuple[int, int, str]] = []
     if not edits:
         return [x for x in edits if x[0] < x[1] or x[2]], edge
-    if at_start and edits[0][0] > 0 and first and not _same(edits[0][2][0] if edits[0][2] else "", first[0]):
-        t = _shown_before(orig, edits[0][0], list(first))
-        if t < edits[0][0]:
-            at_start = t > 0
-            edits.insert(0, (t, t, []))
+    if at_start and edits[0][0] > 0 and first and edits[0][2] and not _same(edits[0][2][0], first[0]):
+        got = _shown_before(orig, edits[0][0], list(first), edits[0][2][0])
+        if got is not None:
+            edits.insert(0, (got[0], edits[0][0], got[1]))
     if at_end and final and edits[-1][2] and not _same(edits[-1][2][-1], final[-1]):
-        last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
-        t = _shown_after(orig, edits[-1][1], list(final), last)
-        if edits[-1][1] < t:
-            at_end = t <= last
-            edits.append((t, t, []))
+        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1],
+                           max((j for j, l in enumerate(orig) if l.strip()), default=-1))
+        if got is not None:
+            edits.append((edits[-1][1], got[0], got[1]))
     if at_start and edits[0][0] > 0:
         s, e, lines = edits[0]
         edge.append((0, s, FIRST_WHY))
@@ -260,9 +256,11 @@ def _kind(line: str) -> str:
     return {"def": "function", "fn": "function", "func": "function", "mod": "module"}.get(m.group(1), m.group(1))
 
 
-def _deletions(lang, orig: list[str], edits, edge) -> list[Deletion]:
+def _deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Deletion]:
     """Every run of original lines the edits drop with nothing in their place (blank lines at its
-    ends aside), with the definitions wholly inside it."""
+    ends aside), with the definitions wholly inside it.  A definition deleted at the file's start
+    or end whose name the snippet still uses is refused: the snippet more likely left out a marker
+    than deleted what it uses."""
     ranges: list[tuple[int, int, str]] = []
     for s, e, lines in edits:
         if s == e:
@@ -292,6 +290,12 @@ def _deletions(lang, orig: list[str], edits, edge) -> list[Deletion]:
         inside = [d for d in defs if a <= d.start and d.end < b]
         gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
         names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
+        if why != INSIDE_WHY:
+            used = next((d for d in gone if re.search(rf"(?<![\w$]){re.escape(d.name)}(?![\w$])", shown)), None)
+            if used is not None:
+                raise MergeRefused(f"would delete `{used.name}` (lines {used.start + 1}-{used.end + 1}), which the "
+                                   f"snippet uses, because there is {why}; end the snippet with "
+                                   "`... existing code ...` to keep it")
         out.append(Deletion(a + 1, b, why, list(dict.fromkeys(names))))
     return out
 
@@ -419,7 +423,7 @@ def _plan(lang, orig: list[str], frags: list[_Frag], view: bool = False) -> list
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
                           at_end=nxt is None and f.marker_after is None, **args)
         except Ambiguous as e:
-            if "line is not in the file" not in str(e):
+            if "line is not in the file" not in str(e) and "which the snippet does not show" not in str(e):
                 raise MergeRefused(str(e)) from None
             try:
                 a, b = _edge_anchor(lang, orig, f.lines, args)
@@ -453,6 +457,19 @@ def _complete(lang, new: list[str]) -> bool:
     return _error_count(lang, "\n".join(l[cut:] for l in new) + "\n") == 0
 
 
+def _run(orig: list[str], lines: list[str], pos: int, back: bool = False) -> int:
+    """The longest run of the fragment's first lines (its last ones, `back`) found together in the
+    file after `pos`."""
+    best = 0
+    for j in range(pos, len(orig)):
+        k = 0
+        while k < len(lines) and pos <= (j - k if back else j + k) < len(orig) and \
+                _same(orig[j - k if back else j + k], lines[k]):
+            k += 1
+        best = max(best, k)
+    return best if best < len(lines) else 0
+
+
 def _found(orig: list[str], line: str, pos: int) -> bool:
     return bool(re.search(r"\w", line)) and any(_same(o, line) for o in orig[pos:])
 
@@ -470,7 +487,14 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
     if k is None:
         raise _NoEdge()
     m = next(m for m in range(n, k, -1) if _found(orig, lines[m - 1], pos))
-    for lo, hi in ((k, m), (k, n), (0, m)):
+    p, q = _run(orig, lines, pos), _run(orig, lines[::-1], pos, back=True)
+    for lo, hi in ((0, p), (n - q, n), (k, m), (k, n), (0, m)):
+        while lo < hi and not lines[lo].strip():
+            lo += 1
+        while hi > lo and not lines[hi - 1].strip():
+            hi -= 1             # blank lines between the shown part and the new lines are the new lines'
+        if hi - lo < 1:
+            continue
         part = lines[lo:hi]
         if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]):
             continue
