@@ -515,12 +515,14 @@ def _wait_ready(client: EditorClient, timeout: float = 300) -> dict[str, Any]:
 
 
 def run_session(pkg: Package, work: Path, cases: list[Case], condition: str, server_cmd: list[str],
-                options: dict[str, Any], texts: dict[str, str], timeout: float = 120) -> tuple[list[dict], dict]:
-    """One server session over `work` (the cut files already on disk): each case's completion."""
+                options: dict[str, Any], texts: dict[str, str], timeout: float = 120,
+                records: list[dict] | None = None, session: dict[str, Any] | None = None) -> tuple[list[dict], dict]:
+    """One server session over `work` (the cut files already on disk): each case's completion
+    (appended to `records` as it comes, so that a server that dies keeps what it answered)."""
     root = work.resolve()
     client = EditorClient(server_cmd, configuration={"redraft": options}, cwd=str(root), timeout=timeout)
-    records = []
-    session: dict[str, Any] = {}
+    records = [] if records is None else records
+    session = {} if session is None else session
     try:
         t0 = time.perf_counter()
         result = client.request("initialize", {
@@ -625,11 +627,11 @@ def summarise(recs: list[dict]) -> dict[str, Any]:
         return {"n": 0}
     shown = [r for r in recs if r["shown"]]
     xf = [r for r in recs if r["cross_file"]]
-    ms = sorted(r["ms"] for r in recs)
-    firsts = [r["ms"] for r in recs if r["first_in_session"]]
+    ms = sorted(r["ms"] for r in recs if not r["error"]) or [float("nan")]
+    firsts = [r["ms"] for r in recs if r["first_in_session"] and not r["error"]]
 
     def q(p: float) -> float:
-        return ms[min(n - 1, int(round(p * (n - 1))))]
+        return ms[min(len(ms) - 1, int(round(p * (len(ms) - 1))))]
     return {"n": n, "exact": round(sum(r["exact"] for r in recs) / n, 4),
             "edit_sim": round(statistics.mean(r["edit_sim"] for r in recs), 4),
             "shown": round(len(shown) / n, 4),
@@ -707,7 +709,14 @@ def run_package(pkg: Package, ws: Path, cases: list[Case], conditions: list[str]
                 try:
                     for c in rnd:                                   # the file on disk holds the cut line
                         (work / c.path).write_text(texts[c.path], encoding="utf-8")
-                    recs, sess = run_session(pkg, work, rnd, cond, server_cmd, options, texts)
+                    recs, sess = [], {}
+                    try:
+                        run_session(pkg, work, rnd, cond, server_cmd, options, texts, records=recs, session=sess)
+                    except (LspError, OSError) as e:     # the server died or did not answer: the rest are errors
+                        sess["error"] = str(e)[:500]
+                        for c in rnd[len(recs):]:
+                            recs.append(score(c, texts[c.path], None, 0.0, cond, first=not recs, error=sess["error"]))
+                        log(f"  {pkg.name} {cond} round {k}: the session failed: {sess['error'][:200]}", file=sys.stderr)
                 finally:
                     for c in rnd:
                         (work / c.path).write_text(originals[c.path], encoding="utf-8")
@@ -807,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
         records += recs
         sessions += sess
     summary, table = summary_table(records, sessions)
-    info = {"machine": machine(), "command": " ".join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]),
+    info = {"machine": machine(), "command": shlex.join([sys.argv[0], *(argv if argv is not None else sys.argv[1:])]),
             "label": a.label, "split": a.split, "seed": a.seed, "conditions": conditions, "server_cmd": server_cmd, "options": options,
             "packages": [asdict(p) | {"cases": len(c)} for p, _, c in plan], "wall_s": round(time.time() - t0, 1)}
     print(f"{info['machine']} split={a.split} seed={a.seed} server={' '.join(server_cmd)} options={options}")
