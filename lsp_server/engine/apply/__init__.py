@@ -117,6 +117,7 @@ class _Frag:
     lines: list[str]                  # from the first to the last non-blank line
     marker_before: int | None         # indentation of the marker before it, None if none
     marker_after: int | None
+    blank_after: int = 0              # blank lines between its last line and the marker after it
 
 
 def _split(snippet: list[str]) -> list[_Frag]:
@@ -128,7 +129,7 @@ def _split(snippet: list[str]) -> list[_Frag]:
         nonlocal cur
         nb = [i for i, l in enumerate(cur) if l.strip()]
         if nb:
-            frags.append(_Frag(cur[nb[0]:nb[-1] + 1], before, after))
+            frags.append(_Frag(cur[nb[0]:nb[-1] + 1], before, after, len(cur) - 1 - nb[-1]))
         cur = []
 
     for line in snippet:
@@ -431,6 +432,11 @@ def _plan(lang, orig: list[str], frags: list[_Frag], view: bool = False) -> list
                 raise MergeRefused(no_anchor or str(e)) from None
             except Ambiguous as e2:
                 raise MergeRefused(str(e2)) from None
+            if f.blank_after and f.marker_after is not None and not _same(orig[b], f.lines[-1]) and \
+                    b + 1 < len(orig) and orig[b + 1].strip():
+                edits.append((a, b + 1, list(f.lines) + [""] * min(f.blank_after, 2)))   # new lines, then the
+                pos = b + 1                                                              # snippet's blank line
+                continue
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
@@ -454,7 +460,11 @@ def _complete(lang, new: list[str]) -> bool:
     if not nb:
         return True
     cut = min(_indent(l) for l in nb)
-    return _error_count(lang, "\n".join(l[cut:] for l in new) + "\n") == 0
+    body = "\n".join(l[cut:] for l in new) + "\n"
+    if _error_count(lang, body) == 0:
+        return True
+    wrap = {"javascript": "class X {", "typescript": "class X {", "rust": "impl X {", "go": "type X struct {"}
+    return lang.name in wrap and _error_count(lang, f"{wrap[lang.name]}\n{body}}}\n") == 0   # class members
 
 
 def _run(orig: list[str], lines: list[str], pos: int, back: bool = False) -> int:
