@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_helpers import CAPABILITIES, SERVE, insert, open_doc, raw_session, start, stats
+from lsp_helpers import CAPABILITIES, SERVE, configure, insert, open_doc, raw_session, start, stats
 from redraft.engine.apply import merge
 from redraft.lsp.convert import apply_change
 
@@ -137,7 +137,8 @@ async def test_edit_is_merge_result_in_hunks_for_the_version_utf16(client: Langu
     expected = merge(ORIGINAL, SNIPPET, "python")
     assert expected.ok, expected.reason
     summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 7})
-    assert summary == {"applied": True, "version": 7, "hunks": 2, "linesAdded": 2, "linesRemoved": 1}
+    assert summary == {"applied": True, "version": 7, "hunks": 2, "linesAdded": 2, "linesRemoved": 1,
+                       "deletions": []}
     params = client.recorder.received[-1]
     assert params.label == "redraft: apply edit"
     assert params.edit.changes is None and len(params.edit.document_changes) == 1
@@ -150,6 +151,40 @@ async def test_edit_is_merge_result_in_hunks_for_the_version_utf16(client: Langu
     at = types.Position(line=5, character=units(RETURN_LINE, "utf-16"))
     assert edits[0].range == types.Range(start=at, end=at) and edits[0].new_text == ".title()"
     assert at.character == len(RETURN_LINE) + 2
+
+
+DEPRECATED = ORIGINAL + "\n\nclass Old:\n    def main(self):\n        pass\n"
+
+
+async def test_deletions_are_in_the_answer_and_the_setting_keeps_them(client: LanguageClient):
+    """Issue 43: a snippet that ends at the file's new last line (no marker after it) deletes the
+    old tail; the answer lists the deletion with the class it removes.  `apply.deleteUnmarked:
+    false` keeps it (and the answer lists nothing)."""
+    uri = "file:///deprecated.py"
+    open_doc(client, uri, DEPRECATED, version=1)
+    expected = merge(DEPRECATED, SNIPPET, "python")
+    assert expected.ok and len(expected.deletions) == 1
+    summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 1})
+    assert summary["applied"] and summary["linesRemoved"] >= 5
+    [d] = summary["deletions"]
+    assert (d["start"], d["end"], d["lines"]) == (17, 19, 3)
+    assert d["why"] == "no marker after the snippet's last line"
+    assert d["definitions"] == ["class `Old` (lines 17-19)"]
+    assert d["summary"] == "deleted 3 lines at 17-19 (no marker after the snippet's last line); " \
+                           "removed class `Old` (lines 17-19)"
+    edit = client.recorder.received[-1].edit.document_changes[0]
+    assert applied(DEPRECATED, edit.edits, "utf-16") == expected.text and "class Old" not in expected.text
+    configure(client, {"redraft": {"apply.deleteUnmarked": False}})
+    try:
+        open_doc(client, "file:///deprecated2.py", DEPRECATED, version=1)
+        summary = await apply_edit(client, {"uri": "file:///deprecated2.py", "snippet": SNIPPET, "version": 1})
+        assert summary["deletions"] == [] and summary["linesRemoved"] == 1
+        edit = client.recorder.received[-1].edit.document_changes[0]
+        assert applied(DEPRECATED, edit.edits, "utf-16") == merge(DEPRECATED, SNIPPET, "python",
+                                                                    delete_unmarked=False).text
+        assert "class Old" in applied(DEPRECATED, edit.edits, "utf-16")
+    finally:
+        configure(client, {"redraft": {"apply": {"deleteUnmarked": True}}})
 
 
 async def test_without_version_the_current_one_is_used(client: LanguageClient):
@@ -227,7 +262,7 @@ async def test_client_that_does_not_apply_is_reported(client: LanguageClient):
     try:
         summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
         assert summary == {"applied": False, "version": 5, "hunks": 2, "linesAdded": 2, "linesRemoved": 1,
-                           "failureReason": "the user said no"}
+                           "deletions": [], "failureReason": "the user said no"}
         client.recorder.answer = {"status": "done"}                  # no ApplyWorkspaceEditResult
         summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
         assert summary["applied"] is False
@@ -243,7 +278,7 @@ async def test_snippet_that_changes_nothing_sends_nothing(client: LanguageClient
     snippet = f'{M}\ndef area(w, h):\n    return w * h\n{M}\n'
     assert merge(ORIGINAL, snippet, "python").text == ORIGINAL
     summary = await apply_edit(client, {"uri": uri, "snippet": snippet})
-    assert summary == {"applied": True, "version": 1, "hunks": 0, "linesAdded": 0, "linesRemoved": 0}
+    assert summary == {"applied": True, "version": 1, "hunks": 0, "linesAdded": 0, "linesRemoved": 0, "deletions": []}
     assert len(client.recorder.received) == before
 
 
