@@ -6,11 +6,16 @@ One server process gets a stream of messages: well-formed requests, every suppor
 mutated params, bad envelopes (ids of every JSON type, no jsonrpc, a method that is no string,
 params that are scalars, notification methods with ids, unknown methods), malformed bodies (cut
 off, not UTF-8, nested thousands deep, JSON-RPC-shaped objects inside params) and random
-incremental edits (CRLF, CJK, emoji) to a document the client keeps its own copy of. Checked:
+incremental edits (CRLF, CJK, emoji) to a document the client keeps its own copy of, and frames of
+every shape (FRAMES: a duplicated or unreadable Content-Length, lowercase and no-space headers, bare
+`\n` line ends, unknown headers, charsets other than utf-8, no headers or no blank line, a header block
+of 1 MB, `\r\n` split across writes; a body shorter than its length at the end of input). Checked:
 every request with a valid id answered exactly once, every response valid JSON-RPC 2.0, no response
 to an id the client never sent, the server's copy of the document identical to the client's (its
-SHA-256 through `redraft.stats`), no traceback in the server's stderr, exit code 0 after shutdown.
-Prints a JSON report; tests/test_server_fuzz.py runs a short form.
+SHA-256 through `redraft.stats`), no traceback in the server's stderr, exit code 0 after shutdown;
+each frame served or answered with ParseError (-32700) and its id as its shape asks, and the loss
+after a malformed frame (requests written after it, before the next one, left unanswered: at most 0)
+reported. Prints a JSON report; tests/test_server_fuzz.py runs a short form.
 """
 from __future__ import annotations
 
@@ -36,6 +41,27 @@ START = "def area(width, height):\n    return width * height\n"
 METHODS = ["textDocument/inlineCompletion", "textDocument/completion", "workspace/executeCommand",
            "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose",
            "workspace/didChangeConfiguration", "$/cancelRequest", "initialize", "shutdown", "initialized"]
+# frame shapes: name -> (header bytes for a body of length n, the frame served (True) or answered
+# with ParseError and the id of its body (False)). "garbage" has no body to read an id from.
+FRAMES: dict[str, tuple[Any, bool]] = {
+    "length twice, two values": (lambda n: b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (n, n + 2), False),
+    "length twice, one value": (lambda n: b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (n, n), True),
+    "lowercase content-length": (lambda n: b"content-length: %d\r\n\r\n" % n, True),
+    "Content-Length:N": (lambda n: b"Content-Length:%d\r\n\r\n" % n, True),
+    "bare newline": (lambda n: b"Content-Length: %d\n\n" % n, True),
+    "length abc": (lambda n: b"Content-Length: abc\r\n\r\n", False),
+    "negative length": (lambda n: b"Content-Length: -%d\r\n\r\n" % n, False),
+    "unknown header": (lambda n: b"X-Foo: 1\r\nContent-Length: %d\r\n\r\n" % n, True),
+    "charset utf-16": (lambda n: b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-16\r\n\r\n" % n, False),
+    "charset first, latin-1": (lambda n: b"Content-Type: application/vscode-jsonrpc; charset=latin-1\r\nContent-Length: %d\r\n\r\n" % n, False),
+    "charset invalid": (lambda n: b"Content-Length: %d\r\nContent-Type: text/x; charset=\r\n\r\n" % n, False),
+    "charset utf8": (lambda n: b"Content-Type: application/vscode-jsonrpc; charset=UTF8\r\nContent-Length: %d\r\n\r\n" % n, True),
+    "no headers": (lambda n: b"", False),
+    "no blank line": (lambda n: b"Content-Length: %d\r\n" % n, False),
+    "crlf split across writes": (lambda n: b"Content-Length: %d\r" % n, True),
+    "garbage body": (lambda n: b"Content-Length: x\r\n\r\n", False),
+    "header block of 1 MB": (lambda n: b"Content-Length: %d\r\nX-Pad: %s\r\n\r\n" % (n, b"a" * (1 << 20)), False),
+}
 PIECES = ["x", " ", "\n", "\r\n", "é", "数据", "😀", "def f():\n    ", "return ", "(", ")", '"', "\t", ""]
 
 
@@ -80,6 +106,9 @@ class Fuzzer:
         self.sent_ids: set[Any] = set()
         self.next_id = 0
         self.text, self.version = START, 1
+        self.last_shape: str | None = None           # the shape of the last frame written, None for a plain one
+        self.sent_order: list[Any] = []              # ids of requests, in the order written
+        self.frames: list[tuple[str, Any, bool, int]] = []  # (shape, id or None, served?, index in sent_order)
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(
             line.decode("utf-8", "replace") for line in iter(self.proc.stderr.readline, b"")), daemon=True).start()
@@ -132,16 +161,81 @@ class Fuzzer:
 
     # -- input ---------------------------------------------------------------------------------
     def _write(self, body: bytes) -> None:
+        self.last_shape = None
+        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def raw(self, *parts: bytes, pause: float = 0.0) -> None:
+        """Bytes as they are, each part flushed on its own (`pause` s apart)."""
         try:
-            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-            self.proc.stdin.flush()
+            for part in parts:
+                self.proc.stdin.write(part)
+                self.proc.stdin.flush()
+                if pause:
+                    time.sleep(pause)
         except (BrokenPipeError, ValueError):
             self.invalid.append("the server closed its input")
 
     def send(self, msg: dict[str, Any], body: bytes | None = None) -> None:
         if "id" in msg and isinstance(msg["id"], (int, str)) and not isinstance(msg["id"], bool):
             self.sent_ids.add(msg["id"])
+            self.sent_order.append(msg["id"])
         self._write(body if body is not None else json.dumps(msg).encode())
+
+    def frame(self) -> None:
+        """A request (redraft.stats) in a frame of a random shape (FRAMES); its id expected answered
+        (served or with ParseError) unless the body is garbage."""
+        rng = self.rng
+        names = list(FRAMES)
+        shape = rng.choice(names[:-1]) if rng.random() > 0.02 else names[-1]
+        header, served = FRAMES[shape]
+        msg_id = self.new_id()
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "workspace/executeCommand",
+                           "params": {"command": "redraft.stats"}}).encode()
+        if shape == "garbage body":
+            body, msg_id = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))) + b"\r\n", None
+        elif shape == "no headers" and self.last_shape == "garbage body":
+            msg_id = None  # it runs on from a body of unknown length that is no JSON: part of that body
+        if msg_id is not None:
+            self.sent_ids.add(msg_id)
+        self.frames.append((shape, msg_id, served, len(self.sent_order)))
+        if msg_id is not None:
+            self.sent_order.append(msg_id)
+        self.last_shape = shape
+        if shape == "crlf split across writes":
+            self.raw(header(len(body)), b"\n\r", b"\n" + body, pause=0.001)
+        else:
+            self.raw(header(len(body)) + body)
+
+    def frame_report(self) -> dict[str, Any]:
+        """Per shape: frames, answered as the shape asks; the loss after each malformed frame: the
+        requests written after it (before the next frame of FRAMES) left unanswered, in a row."""
+        shapes: dict[str, dict[str, int]] = {}
+        losses: list[int] = []
+        wrong: list[str] = []
+        for k, (shape, msg_id, served, at) in enumerate(self.frames):
+            row = shapes.setdefault(shape, {"sent": 0, "as_expected": 0})
+            row["sent"] += 1
+            answers = self.responses.get(msg_id, []) if msg_id is not None else []
+            ok = msg_id is None or (len(answers) == 1 and (("result" in answers[0]) if served else
+                                    (answers[0].get("error") or {}).get("code") == -32700))
+            row["as_expected"] += ok
+            if not ok:
+                wrong.append(f"{shape}: id {msg_id!r}: {str(answers)[:200]}")
+            if not served:
+                end = self.frames[k + 1][3] if k + 1 < len(self.frames) else len(self.sent_order)
+                start = at + (msg_id is not None)
+                lost = 0
+                for later in self.sent_order[start:end]:
+                    if later in self.responses:
+                        break
+                    lost += 1
+                losses.append(lost)
+        losses.sort()
+        return {"frames": len(self.frames), "malformed_frames": len(losses), "shapes": shapes,
+                "frames_not_as_expected": wrong[:20],
+                "loss_after_malformed": {"max": losses[-1] if losses else 0,
+                                         "median": losses[len(losses) // 2] if losses else 0,
+                                         "total": sum(losses)}}
 
     def new_id(self) -> int | str:
         self.next_id += 1
@@ -173,7 +267,10 @@ class Fuzzer:
 
     def fuzz_message(self) -> None:
         rng = self.rng
-        kind = rng.randrange(10)
+        kind = rng.randrange(12)
+        if kind >= 10:    # a request in a frame of some shape, well-formed or not
+            self.frame()
+            return
         method = rng.choice(METHODS)
         valid = {"textDocument/inlineCompletion": {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 11},
                                                    "context": {"triggerKind": 2}},
@@ -273,11 +370,20 @@ def run(messages: int, edits: int, seed: int = 1, time_limit_s: float = 900, cmd
         status = Path(f"/proc/{f.proc.pid}/status")
         peak = next((int(line.split()[1]) // 1024 for line in status.read_text().splitlines()
                      if line.startswith("VmHWM")), None) if status.exists() else None
+        frames = f.frame_report()
         shutdown = f.request("shutdown", None)
-        f.send({"jsonrpc": "2.0", "method": "exit"})
+        # the end of input inside a body shorter than its length: answered with ParseError and its id
+        cut = json.dumps({"jsonrpc": "2.0", "id": "cut", "method": "workspace/executeCommand",
+                          "params": {"command": "redraft.stats"}}).encode()
+        f.sent_ids.add("cut")
+        f.raw(b"Content-Length: %d\r\n\r\n" % (len(cut) + 100) + cut)
         f.proc.stdin.close()
         code = f.proc.wait(30)
         time.sleep(0.2)
+        cut_answer = f.responses.get("cut", [])
+        report.update(frames)
+        report.update({"short_body_at_end_answered": len(cut_answer) == 1 and
+                       (cut_answer[0].get("error") or {}).get("code") == -32700})
         report.update({
             "edits_done": done_edits, "requests_with_valid_ids": len(f.sent_ids), "unanswered": unanswered[:20],
             "answered_twice": twice[:20], "null_id_answers": len(f.null_id), "invalid_output": f.invalid[:20],
@@ -290,6 +396,8 @@ def run(messages: int, edits: int, seed: int = 1, time_limit_s: float = 900, cmd
         if f.proc.poll() is None:
             f.proc.kill()
     report["ok"] = (not report.get("unanswered") and not report.get("answered_twice") and not report.get("invalid_output")
+                    and not report.get("frames_not_as_expected") and report.get("short_body_at_end_answered")
+                    and (report.get("loss_after_malformed") or {}).get("max") == 0
                     and report.get("document_mismatches") == 0 and report.get("tracebacks") == 0
                     and report.get("exit_code") == 0 and "stopped_early_at" not in report)
     return report

@@ -1,7 +1,9 @@
 """A short, seeded run of the protocol fuzzer (bench/fuzz.py; the benchmark runs 10,000 messages and
 1,000 edits): against the real server, every request with a valid id answered exactly once, only
 valid JSON-RPC 2.0 out, no response to an id never sent, the server's copy of the document equal to
-the client's after random incremental edits, no traceback, exit code 0."""
+the client's after random incremental edits, no traceback, exit code 0; frames of every shape
+(bench/fuzz.py FRAMES) served or answered with ParseError and their id as the shape asks, with
+nothing lost after a malformed frame, and a body cut short by the end of input answered."""
 from __future__ import annotations
 
 import sys
@@ -21,4 +23,9 @@ def test_fuzzed_session_keeps_the_protocol():
     assert report["document_checks"] >= 2 and report["document_mismatches"] == 0
     assert report["tracebacks"] == 0, report["stderr_sample"]
     assert report["shutdown_answered"] and report["exit_code"] == 0
+    # the frame shapes: most of them seen in this short run, each answered as it asks
+    assert report["malformed_frames"] >= 30 and len(report["shapes"]) >= 14, report["shapes"]
+    assert report["frames_not_as_expected"] == []
+    assert report["loss_after_malformed"]["max"] == 0, report["loss_after_malformed"]
+    assert report["short_body_at_end_answered"]
     assert report["ok"]
