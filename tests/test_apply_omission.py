@@ -303,24 +303,25 @@ HEADER_METHOD = {
     "javascript": ("class Store {", ["  size() {", "    return this.data.length;", "  }", ""]),
     "typescript": ("export class Store {", ["  size(): number {", "    return this.data.length;", "  }", ""]),
     "rust": ("impl Store {", ["    pub fn size(&self) -> usize {", "        self.data.len()", "    }", ""]),
-    "go": ("type Store struct {", ["\tdata map[string]string", "\tsize int"]),
+    "go": ("type Store struct {", ["\tdata map[string]string", "}", "", "func (s *Store) Size() int {",
+                                   "\treturn len(s.data)", "}"]),
 }
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_new_member_after_a_class_header(lang):
-    """A class (impl) header shown (with its docstring), a new first method, a marker (Go: a new
-    field after a struct's first one)."""
+    """A class (impl) header shown (with its docstring), a new first method, a marker (Go: a type
+    shown, a new method right after it)."""
     ls = lines(lang)
     head, new = HEADER_METHOD[lang]
     k = ls.index(head)
     indent = "    " if lang in ("python", "rust") else "\t" if lang == "go" else "  "
-    snippet = text([mark(lang), head] + new + [mark(lang, indent), mark(lang)])
+    snippet = text([mark(lang), head] + new + ([mark(lang, indent)] if lang != "go" else []) + [mark(lang)])
     r = ok(lang, snippet)
     if lang == "python":
         want = ls[:k + 1] + new + [""] + ls[k + 3:]
-    elif lang == "go":
-        want = ls[:k + 1] + new + ls[k + 2:]
+    elif lang == "go":                # Go: a new method right after the type it belongs to
+        want = ls[:k + 1] + new + ls[k + 3:]
     else:
         want = ls[:k + 1] + new + ls[k + 1:]
     assert r.text == text(want), r.text

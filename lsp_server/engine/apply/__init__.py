@@ -424,7 +424,8 @@ def _plan(lang, orig: list[str], frags: list[_Frag], view: bool = False) -> list
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
                           at_end=nxt is None and f.marker_after is None, **args)
         except Ambiguous as e:
-            if "line is not in the file" not in str(e) and "which the snippet does not show" not in str(e):
+            if "line is not in the file" not in str(e) and ("which the snippet does not show" not in str(e) or
+                                                            f.marker_before is None and f.marker_after is None):
                 raise MergeRefused(str(e)) from None
             try:
                 a, b = _edge_anchor(lang, orig, f.lines, args)
@@ -467,6 +468,21 @@ def _complete(lang, new: list[str]) -> bool:
     return lang.name in wrap and _error_count(lang, f"{wrap[lang.name]}\n{body}}}\n") == 0   # class members
 
 
+def _defines(new: list[str]) -> bool:
+    """The new lines start a definition or an import (a decorator, a doc comment or attribute first):
+    new lines at a fragment's edge are a new function, method, class or import, not statements cut
+    off a body."""
+    for l in new:
+        t = l.strip()
+        if t.startswith(("@", "#[")):
+            return True               # a decorator or an attribute: a definition follows
+        if not t or t.startswith(("///", "//", "/*", "*", "#")):
+            continue
+        return bool(_HEADER.match(l)) or bool(re.match(
+            r"\s*(?:(?:export\s+)?(?:pub\s+)?(?:const|let|var|type|static)\s+\w+|import\b|from\s+\S+\s+import\b|use\s)", l))
+    return False
+
+
 def _run(orig: list[str], lines: list[str], pos: int, back: bool = False) -> int:
     """The longest run of the fragment's first lines (its last ones, `back`) found together in the
     file after `pos`."""
@@ -506,7 +522,8 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
         if hi - lo < 1:
             continue
         part = lines[lo:hi]
-        if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]):
+        if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]) or \
+                not _defines(lines[:lo] + lines[hi:]):
             continue
         try:
             return anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
