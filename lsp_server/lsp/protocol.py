@@ -627,5 +627,8 @@ async def read_messages(stop: Any, reader: StdinAsyncReader, protocol: RedraftPr
                 deliver(protocol, frame)
             except Exception:  # noqa: BLE001 - one bad message must not end the loop
                 logger.exception("unexpected error while handling a message")
+            # let the handlers the frame started run before the next frame is delivered (an async
+            # didChangeConfiguration handler must apply the settings before the request after it)
+            await asyncio.sleep(0)
         if not chunk:
             return
