@@ -55,17 +55,19 @@ def serve(argv: list[str]) -> int:
                     "required on an address that is not loopback")
     ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
     ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
+    ap.add_argument("--request-timeout", type=float, default=10.0, metavar="S",
+                    help="HTTP: seconds a request may take to arrive, header and body (then 408 and closed)")
     a = ap.parse_args(argv)
     if a.http and not a.stdio:
         from redraft.http.serve import serve_http
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
-                          max_queue=a.max_queue, log_requests=a.log_requests)
+                          max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine
         from redraft.http.serve import serve_beside
         serve_beside(*a.http, server.shared_engine, api_key=a.api_key, effort=a.effort,
-                     max_queue=a.max_queue, log_requests=a.log_requests)
+                     max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout)
     return server.run(model_dir=a.model, effort=a.effort, log_level=a.log_level, tcp=a.tcp, beside=beside if a.http else None)
 
 

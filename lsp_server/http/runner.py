@@ -8,16 +8,34 @@
 * At most `max_queue` requests wait for the model thread; one more is refused at once (`Busy`, which
   the app answers with 429) rather than queued behind work its client may already have given up on.
 * Each job gets a `threading.Event`; the app sets it when the client disconnects and the engine's
-  `should_stop` reads it between denoising steps.
+  `should_stop` reads it between denoising steps.  `admit` takes a place in the queue at once
+  (a streamed answer is admitted before its 200 is sent) and `run_admitted` does the work;
+  `shutdown` sets every running job's event, so that the server stops within seconds.
+* Work that is not the model's (reading large prompts, guessing a language, merging an apply) runs
+  on `cpu_pool` (small requests) or `big_pool` (requests over `BIG` characters, one at a time, at
+  most `max_big` waiting): never on the event loop, and a large request never holds up a small one.
+  A large merge runs in a child process (`isolated`: a long C call there holds no lock of ours) with
+  a deadline (`BIG_DEADLINE`), past which the child is ended and the request refused.
 """
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-__all__ = ["Busy", "EngineRunner"]
+__all__ = ["Busy", "EngineRunner", "BIG"]
+
+BIG = 64 * 1024                 # characters: work on more runs on the pool for large requests
+BIG_DEADLINE = 12.0             # seconds a large job may run in the child process
+DEADLINE = 20.0                 # seconds from a request's arrival to its answer: the model stops
+                                # denoising then (and a request still waiting is refused)
+
+
+class TooLong(Exception):
+    """A job in the child process ran past its deadline (and was ended)."""
 
 
 class Busy(Exception):
@@ -34,6 +52,13 @@ class EngineRunner:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-http-model")
         self.engine: Any = None
         self.pending = 0
+        self.job_s = 1.0              # a model job's seconds, a moving average (admission's estimate)
+        self.cpu_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="redraft-http-cpu")
+        self.big_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-http-big")
+        self.max_big = 2
+        self.proc_pool: Any = None
+        self.big_pending = 0
+        self.stops: weakref.WeakSet = weakref.WeakSet()   # running jobs' stop events
         self.stats = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0, "errors": 0}
 
     def load(self) -> None:
@@ -50,25 +75,117 @@ class EngineRunner:
         torch.set_num_threads(self.threads or auto_threads())
         self.engine = Engine(self.model_dir)
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(engine, *args) on the model thread; Busy when the queue is full."""
-        if self.pending > self.max_queue:
+    def admit(self) -> None:
+        """Takes a place in the queue (synchronously, so that no await lies between the check and the
+        count); Busy when the queue is full. Every admit is followed by one run_admitted."""
+        if self.pending > self.max_queue or self.pending * self.job_s > 0.8 * DEADLINE:
             self.stats["refused_busy"] += 1
             raise Busy()
         self.pending += 1
         self.stats["requests"] += 1
+
+    async def run(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None) -> Any:
+        """fn(engine, *args) on the model thread; Busy when the queue is full, or when the job reaches
+        the model thread after its `deadline` (time.monotonic())."""
+        self.admit()
+        return await self.run_admitted(fn, *args, deadline=deadline)
+
+    async def run_admitted(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None) -> Any:
+        def job(engine: Any) -> Any:
+            if deadline is not None and time.monotonic() > deadline:
+                self.stats["refused_busy"] += 1
+                raise Busy()
+            t0 = time.monotonic()
+            try:
+                return fn(engine, *args)
+            finally:
+                self.job_s = 0.7 * self.job_s + 0.3 * (time.monotonic() - t0)
+
         try:
             loop = asyncio.get_running_loop()
             engine, pool = (self.engine, self.pool) if self.source is None else \
                 await loop.run_in_executor(None, self.source)
-            out = await loop.run_in_executor(pool, lambda: fn(engine, *args))
+            out = await loop.run_in_executor(pool, lambda: job(engine))
             self.stats["completed"] += 1
             return out
         finally:
             self.pending -= 1
 
+    async def cpu(self, size: int, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) off the event loop: on big_pool when `size` (characters of input) is over BIG,
+        Busy when more than max_big such requests wait; else on cpu_pool."""
+        loop = asyncio.get_running_loop()
+        if size <= BIG:
+            return await loop.run_in_executor(self.cpu_pool, lambda: fn(*args))
+        if self.big_pending >= self.max_big:
+            self.stats["refused_busy"] += 1
+            raise Busy()
+        self.big_pending += 1
+        try:
+            return await loop.run_in_executor(self.big_pool, lambda: fn(*args))
+        finally:
+            self.big_pending -= 1
+
+    async def isolated(self, size: int, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) (a picklable module-level function) off the loop: in a thread for small input,
+        in the child process for input over BIG characters, ended after BIG_DEADLINE seconds
+        (TooLong); Busy when more than max_big such jobs are in flight."""
+        if size <= BIG:
+            return await self.cpu(size, fn, *args)
+        from concurrent.futures.process import BrokenProcessPool
+        if self.big_pending >= self.max_big:
+            self.stats["refused_busy"] += 1
+            raise Busy()
+        self.big_pending += 1
+        try:
+            pool = self._proc_pool()
+            fut = pool.submit(fn, *args)
+            try:
+                return await asyncio.wait_for(asyncio.wrap_future(fut), BIG_DEADLINE)
+            except asyncio.TimeoutError:
+                if fut.cancel():                # it was still waiting for the child
+                    self.stats["refused_busy"] += 1
+                    raise Busy() from None
+                self._end_proc_pool()           # running: end the child (and whatever waited with it)
+                raise TooLong() from None
+            except BrokenProcessPool:           # another job's child was ended under this one
+                raise Busy() from None
+        finally:
+            self.big_pending -= 1
+
+    def _proc_pool(self) -> Any:
+        if self.proc_pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+            self.proc_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self.proc_pool
+
+    def _end_proc_pool(self) -> None:
+        pool, self.proc_pool = self.proc_pool, None
+        if pool is None:
+            return
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            try:
+                proc.terminate()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def stopper(self, deadline: float | None = None) -> tuple[threading.Event, Callable[[], bool]]:
+        """A job's stop event (set by the app when its client leaves, and by shutdown) and the
+        engine's should_stop: the event, or the deadline (time.monotonic()) passed."""
+        stop = threading.Event()
+        self.stops.add(stop)
+        if deadline is None:
+            return stop, stop.is_set
+        return stop, lambda: stop.is_set() or time.monotonic() > deadline
+
     def shutdown(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for stop in list(self.stops):
+            stop.set()
+        for pool in (self.pool, self.cpu_pool, self.big_pool):
+            pool.shutdown(wait=False, cancel_futures=True)
+        self._end_proc_pool()
 
 
 def stopper() -> tuple[threading.Event, Callable[[], bool]]:
