@@ -683,8 +683,8 @@ def summary_table(records: list[dict], sessions: list[dict]) -> tuple[dict, str]
         lines.append("\nindex: the server reports none")
     rss = [s["rss_mib"].get("VmHWM") for s in sessions if s.get("rss_mib")]
     if rss:
-        lines.append(f"server peak RSS (MiB): median {statistics.median(rss)}, max {max(rss)}")
-        out["server_peak_rss_mib"] = {"median": statistics.median(rss), "max": max(rss)}
+        lines.append(f"server peak RSS (MiB): median {round(statistics.median(rss), 1)}, max {max(rss)}")
+        out["server_peak_rss_mib"] = {"median": round(statistics.median(rss), 1), "max": max(rss)}
     return out, "\n".join(lines)
 
 
