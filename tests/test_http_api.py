@@ -213,6 +213,28 @@ def test_mercury_apply_merges_and_refuses_with_422(server):
     assert r.status_code == 422 and r.json()["error"]["code"] == "apply_refused"
 
 
+def test_mercury_apply_reports_deletions_and_keeps_unmarked_lines_on_request(server):
+    """The snippet's unmarked omission at the file's end is deleted and reported in `deletions`
+    (the merge of `redraft apply`); `keep_unmarked: true` keeps those lines, as --keep-unmarked."""
+    original = "import os\n\n\ndef a():\n    return 1\n\n\nclass Old:\n    pass\n"
+    snippet = "# ... existing code ...\ndef a():\n    return 2\n"
+    content = f"<|original_code|>\n{original}<|/original_code|>\n<|update_snippet|>\n{snippet}<|/update_snippet|>"
+    msg = [{"role": "user", "content": content}]
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30, json={"model": "redraft", "messages": msg})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["choices"][0]["message"]["content"] == "import os\n\n\ndef a():\n    return 2\n"
+    (gone,) = body["deletions"]
+    assert "Old" in gone["summary"] and gone["lines"] >= 2
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30,
+                   json={"model": "redraft", "messages": msg, "keep_unmarked": True})
+    assert r.json()["choices"][0]["message"]["content"] == original.replace("return 1", "return 2")
+    assert r.json()["deletions"] == []
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30,
+                   json={"model": "redraft", "messages": msg, "keep_unmarked": "yes"})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "keep_unmarked"
+
+
 def test_an_api_key_is_required_when_set_and_compared():
     proc, base = start("--api-key", "sekret")
     try:

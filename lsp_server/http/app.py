@@ -312,7 +312,10 @@ class _Api:
         language = body.get("language")
         if language is not None and not isinstance(language, str):
             raise ApiError(400, "language must be a string (a languageId such as python)", param="language")
-        from redraft.engine.apply import MAX_BYTES, merge
+        keep = body.get("keep_unmarked", False)
+        if not isinstance(keep, bool):
+            raise ApiError(400, "keep_unmarked must be true or false", param="keep_unmarked")
+        from redraft.engine.apply import MAX_BYTES
         original, snippet = await self.runner.cpu(len(content), _read, read_apply_prompt, content)
         for name, text in (("file", original), ("snippet", snippet)):    # what merge refuses, before any work
             if len(text) > MAX_BYTES or len(text.encode("utf-8")) > MAX_BYTES:
@@ -323,16 +326,24 @@ class _Api:
         size = len(original) + len(snippet)
         lang = language or await self.runner.cpu(size, _guess_language, _sample(original, GUESS_SAMPLE))
         try:
-            result = await self.runner.isolated(size, merge, original, snippet, lang)
+            result = await self.runner.isolated(size, _merge, original, snippet, lang, not keep)
         except TooLong:
             raise ApiError(422, f"the snippet cannot be applied: the merge did not finish within "
                            f"{BIG_DEADLINE:g} s (the file is too large to merge)", code="apply_refused") from None
         if not result.ok:
             raise ApiError(422, f"the snippet cannot be applied: {result.reason}", code="apply_refused")
+        # `deletions`: what the snippet omitted without a marker and the merge deleted (redraft's field)
         return JSONResponse({**self.head("apply.completion", "apply"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": result.text}}],
-            "usage": _usage(original + snippet, result.text)})
+            "usage": _usage(original + snippet, result.text),
+            "deletions": [d.as_json() for d in result.deletions]})
 
+
+
+def _merge(original: str, snippet: str, language: str | None, delete_unmarked: bool):
+    """engine.apply.merge with its keyword, as a module-level function (the child process pickles it)."""
+    from redraft.engine.apply import merge
+    return merge(original, snippet, language, delete_unmarked=delete_unmarked)
 
 def _one_user_message(body: dict[str, Any]) -> str:
     messages = body.get("messages")
