@@ -53,6 +53,7 @@ class Settings:
     feedback_file: str | None = None        # append accept/reject reports here (JSON lines); None: memory only
     threads: int = 0                        # torch CPU threads; 0: auto (half the cores, at most 4)
     debug_step_delay_ms: int = 0            # test hook, see the module docstring
+    debug_index_delay_ms: int = 0           # test hook: the index's build sleeps this long after each file
     syntax: bool = True                     # tree-sitter planning and truncation (false: the line rules)
     workspace_index: bool = True            # index the workspace's files: the project's lines as candidates
     workspace_max_files: int = 5000         # files the index reads at most
@@ -138,6 +139,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "feedback_file": _optional_path,
     "threads": _int_in(0, 256),
     "debug_step_delay_ms": _int_in(0, 10_000),
+    "debug_index_delay_ms": _int_in(0, 10_000),
     "syntax": _bool,
     "workspace_index": _bool,
     "workspace_max_files": _int_in(1, 100_000),

@@ -52,7 +52,8 @@ class Workspace:
         """(Re)build the index when the folders or the index settings change; drop it when off."""
         langs = tuple(LANGUAGE_IDS) if "*" in settings.enabled_languages else \
             tuple(lang for lang in settings.enabled_languages if lang in EXTENSIONS)
-        key = (tuple(self.roots), langs, settings.workspace_max_files, settings.workspace_max_file_kb) \
+        key = (tuple(self.roots), langs, settings.workspace_max_files, settings.workspace_max_file_kb,
+               settings.debug_index_delay_ms) \
             if settings.workspace_index and self.roots and langs else None
         if key == self._key:
             return
@@ -61,7 +62,8 @@ class Workspace:
         self._key, self.index = key, None
         if key is not None:
             self.index = WorkspaceIndex(self.roots, langs, max_files=settings.workspace_max_files,
-                                        max_bytes=settings.workspace_max_file_kb * 1024)
+                                        max_bytes=settings.workspace_max_file_kb * 1024,
+                                        delay_s=settings.debug_index_delay_ms / 1000)
             self.index.start()
 
     def opened(self, uri: str, text: str) -> None:

@@ -136,10 +136,11 @@ def definitions(text: str, language: str, path: str) -> list[Definition]:
 
 class WorkspaceIndex:
     def __init__(self, roots: list[Path], languages: Iterable[str] = ("python",), max_files: int = 5000,
-                 max_bytes: int = 512 * 1024, max_lines: int = 400_000) -> None:
+                 max_bytes: int = 512 * 1024, max_lines: int = 400_000, delay_s: float = 0.0) -> None:
         self.roots = [Path(r).resolve() for r in roots]
         self.languages = tuple(languages)
         self.max_files, self.max_bytes, self.max_lines = max_files, max_bytes, max_lines
+        self.delay_s = delay_s              # test hook: the build sleeps this long after each file
         self._lock = threading.Lock()
         self._ids: dict[str, int] = {}
         self._text: list[str] = []
@@ -183,7 +184,8 @@ class WorkspaceIndex:
         ctx = multiprocessing.get_context("spawn")
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=scan, args=(send, [str(r) for r in self.roots], self.languages, self.max_files,
-                                              self.max_bytes), name="redraft-index-scan", daemon=True)
+                                              self.max_bytes, 32, self.delay_s), name="redraft-index-scan",
+                                  daemon=True)
         try:
             try:
                 proc.start()
@@ -385,7 +387,8 @@ class WorkspaceIndex:
             return dict(self.stats, skipped=dict(self.stats["skipped"]))
 
 
-def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max_bytes: int, batch: int = 32) -> None:
+def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max_bytes: int, batch: int = 32,
+         delay_s: float = 0.0) -> None:
     """The build's child process: every indexable file's code lines and definitions, sent in
     batches of `batch` files as ("files", [(path, language, lines, definitions)]); then what was
     skipped, the files that could not be read, and ("done", None)."""
@@ -414,6 +417,9 @@ def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max
                 defs = [(d.name, d.kind, d.signature, d.path, d.line) for d in definitions(text, lang, key)]
                 out.append((key, lang, [s for _, s in code_lines(text)], defs))
                 left -= 1
+                if delay_s:
+                    time.sleep(delay_s)
+                    batch = 1                   # the test hook: every file sent as it is read
                 if len(out) >= batch:
                     conn.send(("files", out))
                     out = []
