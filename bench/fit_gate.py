@@ -13,6 +13,11 @@ the cut with the workspace index of the package and keeps every option it scored
   option's features (numpy, L2, Newton steps);
 * the curve: for each threshold, the share of cases shown and the precision of what is shown.
 Never run on the held-out split.
+
+The shipped weights (session 26): `--workspaces DIR` over 8 of the development packages (toolz,
+boltons, tomlkit, marshmallow, cachetools, humanize, inflect, more-itertools; 40 lines each, F1)
+and `--bench-cases` (the 12 development packages as repo_lines cuts them, F2), then `--cases U`
+over the union of F1's and F2's cases.
 """
 from __future__ import annotations
 
@@ -71,18 +76,38 @@ def cut_cases(ws: Path, n: int, rng: random.Random, ext: str = ".py") -> list[di
     return out
 
 
-def collect(root: Path, per_package: int, seed: int) -> list[dict]:
+def bench_cases(per_package: int, seed: int) -> list[tuple[Path, list[dict]]]:
+    """The development split's Python cases exactly as bench/repo_lines.py draws them."""
+    import repo_lines
+    out = []
+    for pkg in repo_lines.read_packages():
+        if pkg.split != "dev" or pkg.lang != "python":
+            continue
+        ws = pkg.path().resolve()
+        cases = []
+        for c in repo_lines.make_cases(pkg, ws, per_package, seed):
+            path = ws / c.path
+            original = path.read_text(encoding="utf-8")
+            cut = repo_lines.cut_doc(original, c)
+            offset = sum(len(r) + 1 for r in cut.split("\n")[:c.row]) + c.col
+            cases.append({"path": path, "truth": c.truth, "cut_text": cut, "offset": offset, "original": original})
+        out.append((ws, cases))
+    return out
+
+
+def collect(root: Path | None, per_package: int, seed: int) -> list[dict]:
     """Every case's options, as dicts: the features, whether it is the draft, whether it is right."""
     from redraft.engine.pipeline import Engine, Request
     from redraft.engine.workspace.index import WorkspaceIndex
     engine = Engine(None, threads=2)
     out = []
-    for ws in workspaces(root):
-        rng = random.Random(f"{seed}:{ws.name}")
+    sets = bench_cases(per_package, seed) if root is None else \
+        [(ws, cut_cases(ws, per_package, random.Random(f"{seed}:{ws.name}"))) for ws in workspaces(root)]
+    for ws, cases in sets:
         index = WorkspaceIndex([ws], ["python"])
         index.start()
         index.wait()
-        for case in cut_cases(ws, per_package, rng):
+        for case in cases:
             path = case["path"]
             # the index holds the cut line, as when the file on disk does (then the original again)
             index.update(path, case["cut_text"], force=True)
@@ -189,12 +214,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workspaces", type=Path, default=Path("data/repo_bench/dev/python"),
                     help="a folder of unpacked packages of the development split, one folder each")
+    ap.add_argument("--bench-cases", action="store_true",
+                    help="the development split's Python cases as bench/repo_lines.py draws them (its packages)")
     ap.add_argument("--per-package", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cases", type=Path, default=None, help="reuse collected options (JSON) instead of running")
     ap.add_argument("--json", type=Path, default=None, help="write the collected options and the fit here")
     a = ap.parse_args()
-    cases = json.loads(a.cases.read_text())["cases"] if a.cases else collect(a.workspaces, a.per_package, a.seed)
+    cases = json.loads(a.cases.read_text())["cases"] if a.cases else \
+        collect(None if a.bench_cases else a.workspaces, a.per_package, a.seed)
     n = len(cases)
     print(f"{n} cases; the true line among the options in {sum(any(o['right'] for o in c['options']) for c in cases)}")
     print(f"current RANK: exact {exact(cases, gate.RANK)}/{n}")
