@@ -99,6 +99,7 @@ class Fuzzer:
         self.rng = random.Random(seed)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lock = threading.Condition()
+        self.write_lock = threading.Lock()
         self.responses: dict[Any, list[dict]] = {}   # id -> responses (must be exactly one)
         self.null_id: list[dict] = []
         self.invalid: list[str] = []                 # protocol violations seen in the server's output
@@ -165,15 +166,18 @@ class Fuzzer:
         self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     def raw(self, *parts: bytes, pause: float = 0.0) -> None:
-        """Bytes as they are, each part flushed on its own (`pause` s apart)."""
-        try:
-            for part in parts:
-                self.proc.stdin.write(part)
-                self.proc.stdin.flush()
-                if pause:
-                    time.sleep(pause)
-        except (BrokenPipeError, ValueError):
-            self.invalid.append("the server closed its input")
+        """Bytes as they are, each part flushed on its own (`pause` s apart). One writer at a time,
+        for all its parts: the reader thread's answers to the server's own requests must not land
+        between the parts of a frame split across writes."""
+        with self.write_lock:
+            try:
+                for part in parts:
+                    self.proc.stdin.write(part)
+                    self.proc.stdin.flush()
+                    if pause:
+                        time.sleep(pause)
+            except (BrokenPipeError, ValueError):
+                self.invalid.append("the server closed its input")
 
     def send(self, msg: dict[str, Any], body: bytes | None = None) -> None:
         if "id" in msg and isinstance(msg["id"], (int, str)) and not isinstance(msg["id"], bool):
