@@ -82,6 +82,11 @@ class _File:
     updated: float = 0.0
 
 
+def extensions_of(languages: Iterable[str]) -> set[str]:
+    """The file extensions of these languages."""
+    return {e for lang in languages for e in EXTENSIONS.get(lang, ())}
+
+
 def language_of(path: str, enabled: Iterable[str]) -> str | None:
     suffix = Path(path).suffix.lower()
     for lang in enabled:
@@ -224,7 +229,7 @@ class WorkspaceIndex:
         self.stats["state"] = "ready"
 
     def _build_here(self, t0: float) -> None:
-        exts = set().union(*(EXTENSIONS.get(lang, set()) for lang in self.languages)) if self.languages else set()
+        exts = extensions_of(self.languages)
         for root in self.roots:
             paths, skipped = list_files(root, exts, self.max_files - len(self._files), self.max_bytes)
             for k, v in skipped.items():
@@ -392,7 +397,7 @@ def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max
     """The build's child process: every indexable file's code lines and definitions, sent in
     batches of `batch` files as ("files", [(path, language, lines, definitions)]); then what was
     skipped, the files that could not be read, and ("done", None)."""
-    exts = set().union(*(EXTENSIONS.get(lang, set()) for lang in languages)) if languages else set()
+    exts = extensions_of(languages)
     errors, left = 0, max_files
     try:
         os.nice(10)                         # the model's threads come first on a small machine
