@@ -1,4 +1,6 @@
-"""The HTTP API (OpenAI- and Mercury-compatible) over the engine: a Starlette app, served by uvicorn.
+"""The HTTP API over the engine: a Starlette app, served by uvicorn.  Every client's wire format on
+one port: OpenAI's and Mercury's here, llama.cpp's and Ollama's in routes_compat.py; operations
+(keys, rate limits, /health, /metrics, access logs) through keys.py and metrics.py.
 
 Routes (JSON in and out; errors in OpenAI's shape `{"error": {message, type, param, code}}`):
   GET  /v1/models                 the one model
@@ -8,12 +10,18 @@ Routes (JSON in and out; errors in OpenAI's shape `{"error": {message, type, par
   POST /v1/edit/completions       Mercury's next edit: one user message with the tagged prompt
   POST /v1/apply/completions      Mercury's apply: one user message with original code and snippet
   GET  /v1/redraft/stats          the front door's counters (requests, cancelled, refused_busy, ...)
+  POST /infill, /completion       llama.cpp's (routes_compat.py); also /completions
+  POST /api/generate              Ollama's; GET /api/tags, /api/version, POST /api/show
+  GET  /health                    no key needed: 200 {"status": "ok"}, 503 while loading or draining
+  GET  /metrics                   Prometheus text format (metrics.py)
 `effort` or `reasoning_effort` picks the effort dial.  Streaming is server-sent events in OpenAI's
 chunk format ending with `data: [DONE]`; with `"diffusing": true` every denoising step sends the
 whole draft (each chunk replaces the last: Mercury's diffusing stream).  A client that disconnects
 stops the denoising at the next step.  Limits: bodies over `max_body` bytes get 413; more requests
-waiting for the model than the queue holds get 429.  With an API key every request needs
-`Authorization: Bearer <key>` (compared in constant time).  Nothing of a request is logged.
+waiting for the model than the queue holds get 429 (with Retry-After).  With keys (a keys file,
+keys.py, and/or one `--api-key`) every request but /health needs `Authorization: Bearer <key>`,
+and a key over its rate limit gets 429 with Retry-After.  Nothing of a request's code is logged:
+the access log has route, status, time and the key's name.
 
 Hostile input: every error (404, 405 and malformed HTTP included, see serve.py) is OpenAI's JSON
 error shape with a one-line reason; input the server cannot read is a 4xx, never a 500 (JSON too
@@ -25,50 +33,54 @@ refused before any work.  A streamed answer is admitted (or refused with 429) be
 from __future__ import annotations
 
 import asyncio
-import hmac
+import contextlib
 import json
 import time
 import uuid
-from typing import Any, Callable
+from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from redraft.engine.host import EngineUnavailable
+from redraft.http.common import (MAX_CANVAS, ApiError, _cut, _guess_language, _one_user_message, _parse_body, _read,
+                                 _sample, _usage, guarded)
 from redraft.http.formats import read_apply_prompt, read_edit_prompt, split_fim
-from redraft.http.runner import BIG, BIG_DEADLINE, DEADLINE, Busy, EngineRunner, TooLong
+from redraft.http.keys import KeyStore, RateLimits, retry_after
+from redraft.http.metrics import AccessLog, Metrics, Observed
+from redraft.http.routes_compat import Compat
+from redraft.http.runner import BIG, BIG_DEADLINE, DEADLINE, EngineRunner, TooLong
 
 MAX_BODY = 4 * 1024 * 1024
-MAX_CANVAS = 128                # tokens a completion may fill at most (the canvas cap)
 GUESS_SAMPLE = 16 * 1024        # characters of an apply's original read to guess its language
 EFFORT_ALIASES = {"none": "instant", "minimal": "instant", "instant": "instant", "low": "low",
                   "medium": "medium", "high": "high", "xhigh": "max", "max": "max"}
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, type_: str = "invalid_request_error",
-                 code: str | None = None, param: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.type, self.code, self.param = status, message, type_, code, param
-
-    def response(self) -> JSONResponse:
-        return JSONResponse({"error": {"message": self.message, "type": self.type, "param": self.param,
-                                       "code": self.code}}, status_code=self.status)
+_guarded = guarded
 
 
 def create_app(runner: EngineRunner, model_id: str = "redraft", api_key: str | None = None,
-               max_body: int = MAX_BODY, default_effort: str = "low") -> Starlette:
-    api = _Api(runner, model_id, api_key, max_body, default_effort)
+               max_body: int = MAX_BODY, default_effort: str = "low", keys: KeyStore | None = None,
+               limits: RateLimits | None = None, access_log: AccessLog | None = None) -> Observed:
+    """The ASGI app (the Starlette app inside `Observed`, which counts and logs every request);
+    `.api` is the routes' object (serve.py sets `.api.draining` on SIGTERM)."""
+    keys = keys if keys is not None else KeyStore(api_key=api_key)
+    api = _Api(runner, model_id, keys, limits or RateLimits(), max_body, default_effort)
+    compat = Compat(api)
     routes = [Route("/v1/models", api.models, methods=["GET"]),
               Route("/v1/completions", api.completions, methods=["POST"]),
               Route("/v1/fim/completions", api.fim, methods=["POST"]),
               Route("/v1/edit/completions", api.edit, methods=["POST"]),
               Route("/v1/apply/completions", api.apply, methods=["POST"]),
-              Route("/v1/redraft/stats", api.stats, methods=["GET"])]
-    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error})
+              Route("/v1/redraft/stats", api.stats, methods=["GET"]),
+              Route("/health", api.health, methods=["GET"]),
+              Route("/metrics", api.metrics_text, methods=["GET"]),
+              *compat.routes()]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error})
+    observed = Observed(app, api.metrics, {r.path for r in routes}, access_log)
+    observed.api = api           # type: ignore[attr-defined]
+    return observed
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -87,45 +99,40 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return ApiError(500, f"internal error: {type(exc).__name__}".split("\n")[0], "server_error").response()
 
 
-def _guarded(handler: Callable) -> Callable:
-    async def wrapped(self: "_Api", request: Request) -> Response:
-        try:
-            self.authorize(request)
-            return await handler(self, request)
-        except ApiError as e:
-            return e.response()
-        except ClientDisconnect:            # nobody is listening for an answer
-            return Response(status_code=499)
-        except EngineUnavailable as e:
-            return ApiError(503, str(e), "server_error").response()
-        except Busy:
-            return ApiError(429, "the server is busy: too many requests are waiting for the model; retry "
-                            "shortly", "rate_limit_error", "rate_limit_exceeded").response()
-        except Exception as e:  # noqa: BLE001 - a failure answers 500 with its one-line cause
-            self.runner.stats["errors"] += 1
-            return ApiError(500, f"internal error: {type(e).__name__}: {e}".split("\n")[0], "server_error").response()
-    return wrapped
-
-
 class _Api:
-    def __init__(self, runner: EngineRunner, model_id: str, api_key: str | None, max_body: int,
+    def __init__(self, runner: EngineRunner, model_id: str, keys: KeyStore, limits: RateLimits, max_body: int,
                  default_effort: str) -> None:
-        self.runner, self.model_id, self.api_key = runner, model_id, api_key
+        self.runner, self.model_id, self.keys, self.limits = runner, model_id, keys, limits
         self.max_body, self.default_effort = max_body, default_effort
+        self.metrics = Metrics()
         self.created = int(time.time())
+        self.draining = False
 
     # ---------------------------------------------------------------------------- plumbing
 
-    def authorize(self, request: Request) -> None:
-        if self.api_key is None:
-            return
-        given = request.headers.get("authorization", "")
-        scheme, _, token = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), self.api_key.encode()):
-            raise ApiError(401, "missing or wrong API key: send `Authorization: Bearer <key>`",
-                           "invalid_request_error", "invalid_api_key")
+    def authorize(self, request: Request, work: bool = True) -> None:
+        """The request's key (its name goes to the access log), then, for a request that asks the
+        model for work, the key's rate limit (per client address when the server has no keys)."""
+        name, rate, burst = None, None, None
+        if self.keys.enabled:
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            key = self.keys.lookup(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+            if key is None:
+                self.metrics.auth_failures += 1
+                raise ApiError(401, "missing or wrong API key: send `Authorization: Bearer <key>`",
+                               "invalid_request_error", "invalid_api_key")
+            name, rate, burst = key.name, key.rate, key.burst
+        request.scope.setdefault("state", {})["key"] = name
+        if work:
+            who = name if name is not None else "client:" + (request.client.host if request.client else "")
+            wait = self.limits.take(who, rate, burst)
+            if wait:
+                self.metrics.rate_limited += 1
+                raise ApiError(429, f"rate limit exceeded for {'key ' + name if name else 'this client'}; "
+                               f"retry after {retry_after(wait)} s", "rate_limit_error", "rate_limit_exceeded",
+                               headers={"Retry-After": retry_after(wait)})
 
-    async def body(self, request: Request) -> dict[str, Any]:
+    async def body(self, request: Request, check_model: bool = True) -> dict[str, Any]:
         size = request.headers.get("content-length")
         if size is not None and size.isdigit() and int(size) > self.max_body:
             if int(size) <= 2 * self.max_body:     # read (and drop) it: the client then reads the 413
@@ -145,6 +152,8 @@ class _Api:
         raw = b"".join(parts)
         body = await self.runner.cpu(len(raw), _parse_body, raw) if len(raw) > BIG else _parse_body(raw)
         model = body.get("model")
+        if not check_model:
+            return body
         if model is None:
             raise ApiError(400, "you must provide a model parameter", param="model", code="missing_model")
         if model != self.model_id:
@@ -189,16 +198,28 @@ class _Api:
 
     # ---------------------------------------------------------------------------- routes
 
-    @_guarded
+    @_guarded(work=False)
     async def models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [
             {"id": self.model_id, "object": "model", "created": self.created, "owned_by": "redraft"}]})
 
-    @_guarded
+    @_guarded(work=False)
     async def stats(self, request: Request) -> Response:
         return JSONResponse({**self.runner.stats, "pending": self.runner.pending})
 
-    @_guarded
+    async def health(self, request: Request) -> Response:
+        """No key needed (load balancers, Ray, llama.cpp's clients): 503 while the model loads or
+        the server drains on SIGTERM."""
+        ready = self.runner.engine is not None or self.runner.source is not None
+        status = "draining" if self.draining else "ok" if ready else "loading"
+        return JSONResponse({"status": status, "model": self.model_id, "queue_depth": self.runner.pending,
+                             "in_flight": self.metrics.in_flight}, status_code=200 if status == "ok" else 503)
+
+    @_guarded(work=False)
+    async def metrics_text(self, request: Request) -> Response:
+        return Response(self.metrics.render(self.runner), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @_guarded()
     async def completions(self, request: Request) -> Response:
         body = await self.body(request)
         prompt = body.get("prompt", "")
@@ -212,7 +233,7 @@ class _Api:
         prefix, suffix, _ = split_fim(prompt, suffix)
         return await self.fill(request, body, prefix, suffix)
 
-    @_guarded
+    @_guarded()
     async def fim(self, request: Request) -> Response:
         body = await self.body(request)
         prefix, suffix = body.get("prompt"), body.get("suffix", "")
@@ -220,47 +241,58 @@ class _Api:
             raise ApiError(400, "prompt (the text before the cursor) and suffix must be strings", param="prompt")
         return await self.fill(request, body, prefix, suffix)
 
-    async def fill(self, request: Request, body: dict[str, Any], prefix: str, suffix: str) -> Response:
-        deadline = time.monotonic() + DEADLINE
+    def options(self, body: dict[str, Any], max_tokens: Any = None, stops: Any = None) -> tuple[str, int, list[str]]:
+        """(effort, max_tokens, stop strings) from a body in OpenAI's names (or the values given)."""
         effort = self.effort(body)
-        max_tokens = body.get("max_tokens", 32)
+        max_tokens = body.get("max_tokens", 32) if max_tokens is None else max_tokens
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise ApiError(400, "max_tokens must be a positive integer", param="max_tokens")
-        stops = body.get("stop") or []
+        stops = (body.get("stop") or []) if stops is None else stops
         stops = [stops] if isinstance(stops, str) else stops
         if not isinstance(stops, list) or not all(isinstance(s, str) for s in stops):
             raise ApiError(400, "stop must be a string or a list of strings", param="stop")
+        return effort, max_tokens, stops
+
+    async def job(self, body: dict[str, Any], prefix: str, suffix: str, effort: str, max_tokens: int) -> tuple:
+        """The engine's job for an infill: `language` from the body, or guessed off the loop."""
         language = body.get("language")
         if language is not None and not isinstance(language, str):
             raise ApiError(400, "language must be a string (a languageId such as python)", param="language")
         if not language:
             sample = prefix[-8000:] + suffix[:2000]
             language = await self.runner.cpu(len(sample), _guess_language, sample)
-        job = (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language)
+        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language)
+
+    async def answer(self, request: Request, job: tuple, deadline: float) -> str:
+        """The infill, not streamed ("" when the client left or the deadline cut it)."""
+        stop, should_stop = self.runner.stopper(deadline)
+        out = await self.watched(request, stop, self.runner.run(_complete, job, should_stop, None, deadline=deadline))
+        self.metrics.count_tokens(len(job[0]) + len(job[1]), len(out or ""))
+        return out or ""
+
+    async def fill(self, request: Request, body: dict[str, Any], prefix: str, suffix: str) -> Response:
+        deadline = time.monotonic() + DEADLINE
+        effort, max_tokens, stops = self.options(body)
+        job = await self.job(body, prefix, suffix, effort, max_tokens)
         if body.get("stream"):
             self.runner.admit()       # admitted or refused (429) before the 200 is sent
             return StreamingResponse(self.stream(job, stops, bool(body.get("diffusing")), deadline),
                                      media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-        stop, should_stop = self.runner.stopper(deadline)
-        out = await self.watched(request, stop, self.runner.run(_complete, job, should_stop, None, deadline=deadline))
-        text = _cut(out or "", stops)
+        text = _cut(await self.answer(request, job, deadline), stops)
         return JSONResponse({**self.head("text_completion", "cmpl"), "choices": [
             {"text": text, "index": 0, "logprobs": None, "finish_reason": "stop"}], "usage": _usage(prefix + suffix, text)})
 
-    def stream(self, job: tuple, stops: list[str], diffusing: bool, deadline: float):
-        """The job's task starts now (its place in the queue is already taken), so that its place is
-        given back even when the client leaves before the first event is sent."""
+    def drafts(self, job: tuple, diffusing: bool, deadline: float) -> AsyncIterator[tuple[str, str]]:
+        """An admitted job's events: ("draft", text) for each denoising step when `diffusing`, then
+        ("final", text) or ("error", message).  The job's task starts now (its place in the queue is
+        already taken), so that its place is given back even when the client leaves before the
+        first event is sent; a client that leaves stops the denoising at its next step."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
         stop, should_stop = self.runner.stopper(deadline)
-        head = self.head("text_completion", "cmpl")
 
         def on_step(draft: str, step: int) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, ("step", draft))
-
-        def chunk(text: str, finish: str | None, **extra: Any) -> str:
-            return "data: " + json.dumps({**head, **extra, "choices": [
-                {"text": text, "index": 0, "logprobs": None, "finish_reason": finish}]}) + "\n\n"
 
         task = asyncio.ensure_future(self.runner.run_admitted(_complete, job, should_stop,
                                                               on_step if diffusing else None))
@@ -273,25 +305,43 @@ class _Api:
                     kind, draft = await queue.get()
                     if kind == "done":
                         break
-                    yield chunk(draft, None, diffusing=True)
+                    yield "draft", draft
                 try:
-                    text = _cut(task.result() or "", stops)
-                except Exception as e:  # noqa: BLE001 - the stream ends with an error event, not a cut
+                    text = task.result() or ""
+                except Exception as e:  # noqa: BLE001 - the stream ends with an error event
                     self.runner.stats["errors"] += 1
-                    yield "data: " + json.dumps({"error": {
-                        "message": f"internal error: {type(e).__name__}", "type": "server_error",
-                        "param": None, "code": None}}) + "\n\n"
-                    yield "data: [DONE]\n\n"
+                    yield "error", f"internal error: {type(e).__name__}"
                     return
-                yield chunk(text, "stop", **({"diffusing": True} if diffusing else {}))
-                yield "data: [DONE]\n\n"
+                self.metrics.count_tokens(len(job[0]) + len(job[1]), len(text))
+                yield "final", text
             finally:
                 if not task.done():       # the client went away: stop the denoising at its next step
                     stop.set()
                     self.runner.stats["cancelled"] += 1
         return events()
 
-    @_guarded
+    def stream(self, job: tuple, stops: list[str], diffusing: bool, deadline: float):
+        """OpenAI's server-sent events over `drafts`."""
+        head = self.head("text_completion", "cmpl")
+
+        def chunk(text: str, finish: str | None, **extra: Any) -> str:
+            return "data: " + json.dumps({**head, **extra, "choices": [
+                {"text": text, "index": 0, "logprobs": None, "finish_reason": finish}]}) + "\n\n"
+
+        async def events():
+            async with contextlib.aclosing(self.drafts(job, diffusing, deadline)) as drafts:
+                async for kind, text in drafts:
+                    if kind == "draft":
+                        yield chunk(text, None, diffusing=True)
+                    elif kind == "error":
+                        yield "data: " + json.dumps({"error": {"message": text, "type": "server_error",
+                                                               "param": None, "code": None}}) + "\n\n"
+                    else:
+                        yield chunk(_cut(text, stops), "stop", **({"diffusing": True} if diffusing else {}))
+            yield "data: [DONE]\n\n"
+        return events()
+
+    @_guarded()
     async def edit(self, request: Request) -> Response:
         deadline = time.monotonic() + DEADLINE
         body = await self.body(request)
@@ -305,7 +355,7 @@ class _Api:
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": region or ""}}],
             "usage": _usage(prompt.text, region or "")})
 
-    @_guarded
+    @_guarded()
     async def apply(self, request: Request) -> Response:
         body = await self.body(request)
         content = _one_user_message(body)
@@ -344,70 +394,6 @@ def _merge(original: str, snippet: str, language: str | None, delete_unmarked: b
     """engine.apply.merge with its keyword, as a module-level function (the child process pickles it)."""
     from redraft.engine.apply import merge
     return merge(original, snippet, language, delete_unmarked=delete_unmarked)
-
-def _one_user_message(body: dict[str, Any]) -> str:
-    messages = body.get("messages")
-    if not isinstance(messages, list) or len(messages) != 1 or not isinstance(messages[0], dict) \
-            or messages[0].get("role") != "user" or not isinstance(messages[0].get("content"), str):
-        raise ApiError(400, "messages must be exactly one message with role user and string content",
-                       param="messages")
-    return messages[0]["content"]
-
-
-def _parse_body(raw: bytes) -> dict[str, Any]:
-    """The JSON body, or a 400 with the reason: not JSON, nested too deep, a number too long, a
-    string with a lone surrogate (not Unicode, which nothing downstream can encode)."""
-    try:
-        body = json.loads(raw or b"null")
-    except (ValueError, UnicodeDecodeError, RecursionError) as e:   # JSONDecodeError is a ValueError
-        reason = "nested too deeply" if isinstance(e, RecursionError) else str(e)
-        raise ApiError(400, f"could not parse the JSON body: {reason}".split("\n")[0], code="invalid_json") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "the JSON body must be an object", code="invalid_json")
-    stack: list[tuple[Any, str]] = [(v, k) for k, v in body.items()]
-    while stack:
-        value, param = stack.pop()
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ApiError(400, f"{param} is not valid Unicode (it holds a lone surrogate)",
-                               param=param, code="invalid_unicode") from None
-        elif isinstance(value, dict):
-            stack.extend((v, param) for v in value.values())
-            stack.extend((k, param) for k in value)
-        elif isinstance(value, list):
-            stack.extend((v, param) for v in value)
-    return body
-
-
-def _read(reader: Callable[[str], Any], content: str) -> Any:
-    """A Mercury prompt read by formats.py; a prompt it cannot read is a 400 with its reason."""
-    try:
-        return reader(content)
-    except (ValueError, IndexError, KeyError) as e:
-        raise ApiError(400, f"cannot read the message: {e}".split("\n")[0], param="messages",
-                       code="invalid_prompt") from None
-
-
-def _sample(text: str, limit: int) -> str:
-    """At most `limit` characters from the start of text, cut at a line end when there is one."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n", 0, limit)
-    return text[:cut if cut > 0 else limit]
-
-
-def _usage(prompt: str, completion: str) -> dict[str, int]:
-    """Token counts estimated at ~4 characters a token (the tokenizer stays on the model thread)."""
-    p, c = (len(prompt) + 3) // 4, (len(completion) + 3) // 4
-    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
-
-
-def _cut(text: str, stops: list[str]) -> str:
-    at = min((text.find(s) for s in stops if s and s in text), default=-1)
-    return text if at < 0 else text[:at]
-
 
 def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
     """The engine's completion between prefix and suffix, as the text to insert there."""
@@ -455,16 +441,3 @@ def _next_edit(engine, prompt, effort: str, should_stop) -> str:
     return region[:edit.start - start] + edit.text + region[edit.end - start:]
 
 
-def _guess_language(text: str) -> str:
-    """The language whose grammar parses the text with the fewest errors (Python first on ties)."""
-    from redraft.engine.apply.definitions import _error_count
-    from redraft.engine.syntax.languages import language_for
-    best, name = None, "python"
-    for cand in ("python", "typescript", "javascript", "rust", "go"):
-        lang = language_for(cand)
-        if lang is None:
-            continue
-        n = _error_count(lang, text)
-        if best is None or n < best:
-            best, name = n, cand
-    return name

@@ -5,10 +5,22 @@ the language server's engine and model thread).
 uvicorn's HTTP protocol is taken as it is but for three things (`_protocol`): a request that has not
 fully arrived (its header or body) `request_timeout` seconds after it began gets 408 and its
 connection is closed (before the key is even checked: a slow client holds nothing for long); the
-400 for malformed HTTP is OpenAI's JSON error shape; and SIGTERM or SIGINT stop the server with exit
-status 0 within `SHUTDOWN_S` seconds whatever its connections are doing (`_Server`)."""
+400 for malformed HTTP is OpenAI's JSON error shape; and on shutdown a request still arriving is
+dropped at once (there is nothing to finish).
+
+Graceful shutdown (SIGTERM or SIGINT, `_Server`): the listening socket closes (no new connections),
+/health answers 503 "draining", idle keep-alive connections close, and every request already in
+flight (streams included) is answered in full for up to `shutdown_timeout` seconds (default
+SHUTDOWN_S); then what is left is stopped at its next denoising step and the process exits 0.
+
+Operations (keyword arguments, with `add_ops_arguments` for the command line): `keys_file` (per-user
+keys, keys.py, re-read when it changes), `rate_limit`/`rate_burst` (each key's default token
+bucket), `access_log` (JSON lines: a path, or "-" for stderr; `log_requests` is "-"), `log_bodies`
+(request bodies in the access log: code; off by default).  `python -m redraft.http.serve --http
+HOST:PORT ...` runs it with the same flags as `redraft serve --http`."""
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import json
 import os
@@ -18,11 +30,14 @@ import threading
 import time
 
 from redraft.http.app import create_app
+from redraft.http.keys import KeyStore, KeysFileError, RateLimits
+from redraft.http.metrics import AccessLog
 from redraft.http.runner import EngineRunner
 
 API_KEY_ENV = "REDRAFT_API_KEY"
 REQUEST_TIMEOUT = 10.0          # seconds a request may take to arrive (its header and body)
-SHUTDOWN_S = 3                  # seconds in-flight answers get on SIGTERM before they are cancelled
+SHUTDOWN_S = 20.0               # seconds in-flight answers get on SIGTERM before they are stopped
+                                # (a request's model work is cut at 20 s anyway: runner.DEADLINE)
 
 
 def _error_bytes(status: int, message: str, code: str) -> bytes:
@@ -89,6 +104,18 @@ def _protocol(request_timeout: float):
             except Exception:  # noqa: BLE001 - the connection is going anyway
                 pass
 
+        def shutdown(self) -> None:
+            """Graceful shutdown: a request still arriving (its body not all here) is dropped now,
+            as if its client had gone; an answer being sent is finished (uvicorn's own way)."""
+            if self.cycle is not None and not self.cycle.response_started \
+                    and self.conn.their_state is h11.SEND_BODY:
+                self._disarm()
+                self.cycle.disconnected = True
+                self.cycle.message_event.set()
+                self.transport.close()
+                return
+            super().shutdown()
+
         def send_400_response(self, msg: str) -> None:
             self._disarm()
             self._send_error(400, "malformed HTTP request", "invalid_http")
@@ -97,12 +124,28 @@ def _protocol(request_timeout: float):
     return Protocol
 
 
-def _uvicorn_config(app, host: str, port: int, log_requests: bool, request_timeout: float):
+def _uvicorn_config(app, host: str, port: int, request_timeout: float, shutdown_timeout: float = SHUTDOWN_S):
     import uvicorn
-    return uvicorn.Config(app, host=host, port=port, access_log=log_requests,
-                          log_level="info" if log_requests else "warning",
-                          http=_protocol(request_timeout), timeout_graceful_shutdown=SHUTDOWN_S,
+    return uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
+                          http=_protocol(request_timeout), timeout_graceful_shutdown=shutdown_timeout,
                           lifespan="off")
+
+
+def _ops(api_key: str | None, keys_file: str | None, rate_limit: float, rate_burst: float,
+         access_log: str | None, log_requests: bool, log_bodies: bool) -> dict:
+    """create_app's operations arguments; KeysFileError or OSError (a log that cannot be opened)."""
+    keys = KeyStore(keys_file, api_key)
+    if keys_file:
+        mode = os.stat(keys_file).st_mode
+        if mode & 0o077:
+            print(f"redraft serve: warning: the keys file {keys_file} can be read by others (chmod 600 it)",
+                  file=sys.stderr, flush=True)
+    log = None
+    if access_log == "-" or (log_requests and not access_log):
+        log = AccessLog(sys.stderr, log_bodies)
+    elif access_log:
+        log = AccessLog(open(access_log, "a", encoding="utf-8", buffering=1), log_bodies)
+    return {"keys": keys, "limits": RateLimits(rate_limit, rate_burst), "access_log": log}
 
 
 def is_loopback(host: str) -> bool:
@@ -117,26 +160,28 @@ def is_loopback(host: str) -> bool:
             return False
 
 
-def check_bind(host: str, api_key: str | None) -> str | None:
+def check_bind(host: str, api_key: str | None, keys_file: str | None = None) -> str | None:
     """The key to require (the argument or REDRAFT_API_KEY); SystemExit(2) with a message when the
-    address is not loopback and there is none."""
+    address is not loopback and there is neither a key nor a keys file."""
     api_key = api_key or os.environ.get(API_KEY_ENV) or None
-    if not is_loopback(host) and not api_key:
+    if not is_loopback(host) and not api_key and not keys_file:
         print(f"redraft serve: binding to {host}, which is not a loopback address, needs an API key "
-              f"(--api-key or {API_KEY_ENV})", file=sys.stderr)
+              f"(--api-key or {API_KEY_ENV}) or a keys file (--keys-file)", file=sys.stderr)
         raise SystemExit(2)
     return api_key
 
 
 def serve_beside(host: str, port: int, source, api_key: str | None = None, effort: str | None = None,
                  max_queue: int = 16, log_requests: bool = False,
-                 request_timeout: float = REQUEST_TIMEOUT) -> threading.Thread:
+                 request_timeout: float = REQUEST_TIMEOUT, keys_file: str | None = None, rate_limit: float = 0.0,
+                 rate_burst: float = 0.0, access_log: str | None = None, log_bodies: bool = False) -> threading.Thread:
     """The HTTP API on a thread of this process, over the language server's engine (`source`)."""
     import uvicorn
-    api_key = check_bind(host, api_key)
+    api_key = check_bind(host, api_key, keys_file)
+    ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
     runner = EngineRunner(max_queue=max_queue, source=source)
-    app = create_app(runner, api_key=api_key, default_effort=effort or "low")
-    config = _uvicorn_config(app, host, port, log_requests, request_timeout)
+    app = create_app(runner, default_effort=effort or "low", **ops)
+    config = _uvicorn_config(app, host, port, request_timeout)
     t = threading.Thread(target=uvicorn.Server(config).run, name="redraft-http", daemon=True)
     t.start()
     return t
@@ -144,11 +189,17 @@ def serve_beside(host: str, port: int, source, api_key: str | None = None, effor
 
 def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str | None = None,
                effort: str | None = None, max_queue: int = 16, log_requests: bool = False,
-               request_timeout: float = REQUEST_TIMEOUT) -> int:
+               request_timeout: float = REQUEST_TIMEOUT, keys_file: str | None = None, rate_limit: float = 0.0,
+               rate_burst: float = 0.0, access_log: str | None = None, log_bodies: bool = False,
+               shutdown_timeout: float = SHUTDOWN_S) -> int:
     try:
-        api_key = check_bind(host, api_key)
+        api_key = check_bind(host, api_key, keys_file)
+        ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
     except SystemExit as e:
         return int(e.code)
+    except (KeysFileError, OSError) as e:
+        print(f"redraft serve: {e}".split("\n")[0], file=sys.stderr)
+        return 2
     import uvicorn
     runner = EngineRunner(model_dir, max_queue=max_queue)
     try:
@@ -156,20 +207,22 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
     except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
         print(f"redraft serve: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
         return 2
-    app = create_app(runner, api_key=api_key, default_effort=effort or "low")
+    app = create_app(runner, default_effort=effort or "low", **ops)
     print(f"redraft serve: HTTP API on http://{host}:{port}/v1", file=sys.stderr, flush=True)
 
     class _Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:       # a signal is a request to stop: exit 0,
             super().handle_exit(sig, frame)              # not the signal raised again afterwards
             getattr(self, "_captured_signals", []).clear()
-            runner.shutdown()                            # running jobs stop at their next step
-            if not getattr(self, "_killer", None):       # and whatever hangs is cut off
-                self._killer = threading.Timer(SHUTDOWN_S + 5, _hard_exit)
-                self._killer.daemon = True
-                self._killer.start()
+            app.api.draining = True                      # /health: 503 from now on
+            if not getattr(self, "_timers", None):       # in-flight answers get shutdown_timeout s,
+                self._timers = [threading.Timer(shutdown_timeout, runner.shutdown),   # then stop at
+                                threading.Timer(shutdown_timeout + 5, _hard_exit)]    # their next step
+                for t in self._timers:
+                    t.daemon = True
+                    t.start()
 
-    _Server(_uvicorn_config(app, host, port, log_requests, request_timeout)).run()
+    _Server(_uvicorn_config(app, host, port, request_timeout, shutdown_timeout)).run()
     runner.shutdown()
     deadline = time.time() + 3
     while time.time() < deadline and any(t.is_alive() and not t.daemon and t is not threading.main_thread()
@@ -180,7 +233,53 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
     return 0
 
 
+def add_ops_arguments(ap: argparse.ArgumentParser) -> None:
+    """The operations flags of `redraft serve --http` (main.py adds these to its parser)."""
+    ap.add_argument("--keys-file", metavar="PATH", help="HTTP: per-user API keys (`redraft keys add NAME`); "
+                    "re-read when it changes, so a revoked key is refused at once")
+    ap.add_argument("--rate-limit", type=float, default=0.0, metavar="R",
+                    help="HTTP: requests a second each key (or client, without keys) may make; 0: no limit")
+    ap.add_argument("--rate-burst", type=float, default=0.0, metavar="B",
+                    help="HTTP: requests a key may make at once (default: max(1, R))")
+    ap.add_argument("--access-log", metavar="PATH", help="HTTP: JSON-lines access log (route, status, ms, "
+                    "key name; never code or keys), to PATH or - for stderr")
+    ap.add_argument("--log-bodies", action="store_true", help="HTTP: add request bodies (code) to the access log")
+    ap.add_argument("--shutdown-timeout", type=float, default=SHUTDOWN_S, metavar="S",
+                    help=f"HTTP: seconds in-flight requests get to finish on SIGTERM (default {SHUTDOWN_S:g})")
+
+
+def ops_kwargs(a: argparse.Namespace) -> dict:
+    """serve_http's / serve_beside's operations keywords from parsed `add_ops_arguments` flags."""
+    return {"keys_file": a.keys_file, "rate_limit": a.rate_limit, "rate_burst": a.rate_burst,
+            "access_log": a.access_log, "log_bodies": a.log_bodies}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m redraft.http.serve --http HOST:PORT [flags]`: `redraft serve --http` with the
+    operations flags (until the launcher forwards them)."""
+    ap = argparse.ArgumentParser(prog="python -m redraft.http.serve")
+    ap.add_argument("--http", required=True, metavar="HOST:PORT")
+    ap.add_argument("--model", metavar="DIR")
+    ap.add_argument("--effort")
+    ap.add_argument("--api-key")
+    ap.add_argument("--max-queue", type=int, default=16)
+    ap.add_argument("--log-requests", action="store_true")
+    ap.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT)
+    add_ops_arguments(ap)
+    a = ap.parse_args(argv)
+    host, _, port = a.http.rpartition(":")
+    if not port.isdigit():
+        ap.error(f"expected HOST:PORT, got {a.http!r}")
+    return serve_http(host or "127.0.0.1", int(port), model_dir=a.model, api_key=a.api_key, effort=a.effort,
+                      max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
+                      shutdown_timeout=a.shutdown_timeout, **ops_kwargs(a))
+
+
 def _hard_exit() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
