@@ -14,10 +14,12 @@ the cut with the workspace index of the package and keeps every option it scored
 * the curve: for each threshold, the share of cases shown and the precision of what is shown.
 Never run on the held-out split.
 
-The shipped weights (session 26): `--workspaces DIR` over 8 of the development packages (toolz,
-boltons, tomlkit, marshmallow, cachetools, humanize, inflect, more-itertools; 40 lines each, F1)
-and `--bench-cases` (the 12 development packages as repo_lines cuts them, F2), then `--cases U`
-over the union of F1's and F2's cases.
+The shipped weights (session 27): `--workspaces data/fit_dev/python --per-package 40
+--collect-candidates 6` over 8 of the development packages (toolz, boltons, tomlkit, marshmallow,
+cachetools, humanize, inflect, more-itertools; F1) and `--bench-cases --collect-candidates 6`
+(the 12 development packages as repo_lines cuts them, F2), then `--cases U --candidates 3` over
+the union of F1's and F2's cases (3, 4 and 6 candidates scored alike; 3 is what the server hands
+the model).
 """
 from __future__ import annotations
 
@@ -121,7 +123,7 @@ def collect(root: Path | None, per_package: int, seed: int) -> list[dict]:
                 index.update(path, case["original"], force=True)
             truth = case["truth"].strip()
             opts = [{"f": gate.features(o), "draft": o.draft, "right": o.line == truth, "text": o.text,
-                     "degenerate": gate.degenerate(o.text)} for o in engine.last_options]
+                     "degenerate": gate.degenerate(o.text), "rank": o.rank} for o in engine.last_options]
             out.append({"package": ws.name, "truth": truth, "shown": comp.text if comp else "", "options": opts,
                         "ms": ms})
     return out
@@ -219,10 +221,19 @@ def main() -> int:
     ap.add_argument("--per-package", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cases", type=Path, default=None, help="reuse collected options (JSON) instead of running")
+    ap.add_argument("--collect-candidates", type=int, default=None,
+                    help="collect with this many project lines per case (candidates.MAX_CANDIDATES)")
+    ap.add_argument("--candidates", type=int, default=None,
+                    help="fit and score as if only this many project lines were handed to the model")
     ap.add_argument("--json", type=Path, default=None, help="write the collected options and the fit here")
     a = ap.parse_args()
+    if a.collect_candidates:
+        from redraft.engine.workspace import candidates
+        candidates.MAX_CANDIDATES = a.collect_candidates
     cases = json.loads(a.cases.read_text())["cases"] if a.cases else \
         collect(None if a.bench_cases else a.workspaces, a.per_package, a.seed)
+    if a.candidates is not None:
+        cases = [dict(c, options=[o for o in c["options"] if o.get("rank", -1) < a.candidates]) for c in cases]
     n = len(cases)
     print(f"{n} cases; the true line among the options in {sum(any(o['right'] for o in c['options']) for c in cases)}")
     print(f"current RANK: exact {exact(cases, gate.RANK)}/{n}")

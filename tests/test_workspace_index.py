@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from redraft.engine.workspace.candidates import project_candidates, typed_on_line
+from redraft.engine.workspace.candidates import (document_names, project_candidates, typed_on_line,
+                                                 unknown_names)
 from redraft.engine.workspace.files import ignored, list_files, parse_gitignore
 from redraft.engine.workspace.index import WorkspaceIndex
 
@@ -136,3 +137,42 @@ def test_candidates_from_the_document_and_the_project(tmp_path):
         [("_local(1)", 0, 1), ("nicate_widgets(ws, factor=2.5)", 2, 0)]
     assert project_candidates(doc, cur - 3, ix) == []       # text follows the cursor on its line
     assert project_candidates("r", 1, ix) == []             # too little typed
+
+
+def test_followers_of_a_line_across_files_and_edits(tmp_path):
+    body = "def __init__(self, size):\n    self.size = size\n    self.items = []\n"
+    write(tmp_path, "a.py", "class A:\n" + body)
+    b = write(tmp_path, "b.py", "class B:\n" + body)
+    write(tmp_path, "c.py", "class C:\n    def __init__(self, size):\n        super().__init__()\n")
+    ix = built(tmp_path)
+    assert ix.followers("def __init__(self, size):") == {"self.size = size": 2, "super().__init__()": 1}
+    ix.update(b, "class B:\n    def __init__(self, size):\n        self.size = int(size)\n", force=True)
+    assert ix.followers("def __init__(self, size):") == \
+        {"self.size = size": 1, "self.size = int(size)": 1, "super().__init__()": 1}
+    ix.remove(b)
+    assert ix.followers("def __init__(self, size):") == {"self.size = size": 1, "super().__init__()": 1}
+    assert ix.followers("never written") == {}
+
+
+def test_candidates_follow_the_previous_line_before_anything_is_typed(tmp_path):
+    body = "    def __init__(self, size):\n        self.size = size\n"
+    write(tmp_path, "a.py", "class A:\n" + body)
+    write(tmp_path, "b.py", "class B:\n" + body)
+    ix = built(tmp_path)
+    doc = "class C:\n    def __init__(self, size):\n        "
+    cands = project_candidates(doc, len(doc), ix)
+    assert [(c.text, c.follows, c.rank) for c in cands] == [("self.size = size", 2, 0)]
+    # without an index, the document's own lines: the line after an earlier copy of the previous one
+    doc2 = "def f(size):\n    check(size)\n    return size\n\ndef g(size):\n    check(size)\n    re"
+    assert [(c.text, c.follows) for c in project_candidates(doc2, len(doc2))] == [("turn size", 1)]
+
+
+def test_unknown_names_are_those_neither_the_document_nor_the_project_writes(tmp_path):
+    write(tmp_path, "util.py", "def frobnicate_widgets(widgets):\n    return widgets\n")
+    ix = built(tmp_path)
+    doc = "import os\nvalue = 3\nresult = frob"
+    names = document_names(doc, len(doc))
+    line = "result = frob"
+    assert unknown_names(line + "nicate_widgets(value)", len(line), names, ix) == 0
+    assert unknown_names(line + "ulate(valeu, len(os))", len(line), names, ix) == 2   # frobulate, valeu
+    assert unknown_names(line + "ulate(value)", len(line), names, None) == 1

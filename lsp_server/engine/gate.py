@@ -1,11 +1,14 @@
 """Silence over junk: how likely a completion is to be exactly what the user types, from the
 model's own evidence, and whether to show it.
 
-`choose(options)` ranks the options and gives the winner's confidence: a logistic function of a few features, its weights fitted on the
-development split of bench/repo_lines.py (cut lines of real packages' workspaces; the fit and the
-trade-off curve are in bench/RESULTS.md): the per-token log-probability of the shown text on the
-model's causal path, whether the project writes the whole resulting line and how often, whether
-the model's own draft agrees with it, and its margin over the runner-up. A degenerate text (a
+`choose(options)` ranks the options and gives the winner's confidence: a logistic function of a
+few features, its weights fitted on the development split of bench/repo_lines.py (cut lines of
+real packages' workspaces; the fit and the trade-off curve are in bench/RESULTS.md): the
+per-token log-probability of the shown text on the model's causal path, whether the project
+writes the whole resulting line and how often, whether it follows the cursor's previous line
+elsewhere in the project, how much was typed and how many project lines continue it, names in it
+that the project never writes, whether the model's own draft agrees, and the margin over the
+runner-up. A degenerate text (a
 piece repeated three times or more, a punctuation run) scores 0.
 
 The threshold is a setting (`gate`: a number from 0 to 1, or "always"/0 to show everything, as
@@ -21,12 +24,18 @@ from dataclasses import dataclass
 # 12 PyPI packages: 320 cut by fit_gate's own rule in 8 of them, 242 as repo_lines cuts them;
 # default-v9 at low; bench/RESULTS.md has the fit and the curve). RANK scores an option; the
 # winner's CONFIDENCE features make a logistic probability that it is exactly right. What the fit
-# says: a line the project writes beats the model's own draft (counts dominate the rank, the
-# model's scores break ties), and a draft the project does not write is rarely right.
-RANK = {"logp_per_token": 0.05, "tail_logp": 0.1, "project": 1.0, "document": 1.0, "draft": 0.5, "tokens": 0.0}
-CONFIDENCE = {"bias": 1.311, "logp_per_token": 0.067, "tail_logp_per_token": -0.001, "project": -0.171, "document": -0.094, "draft": -1.817, "agree": 1.704, "margin": 1.103, "tokens": -1.331}
-# leave-one-package-out on those cases: at 0.3, 30% shown, 59% of them exactly right, 17.8% of all
-# cut lines right (no gate: 92% shown, 28% right)
+# says: the project's first candidate (a line that follows the cursor's previous line elsewhere,
+# else the most written continuation of the typed line) usually wins; the model's scores break
+# ties; a line that follows the previous line elsewhere, a long typed prefix and few rival lines
+# make it likely right; names the project does not write and a draft it does not write make it
+# unlikely.
+RANK = {"logp_per_token": 0.05, "tail_logp": 0.25, "project": 1.0, "document": 1.0, "draft": 1.0, "tokens": -1.0,
+        "typed": 0.0, "pool": 0.0, "first": 2.0, "unique": 0.0, "unknown": 0.0, "follows": 0.0}
+CONFIDENCE = {"bias": -1.457, "logp_per_token": 0.058, "tail_logp_per_token": -0.056, "project": 0.59,
+              "document": 0.093, "draft": -1.191, "agree": 1.257, "margin": 0.258, "tokens": -0.869,
+              "typed": 0.616, "pool": -0.766, "first": 0.195, "unique": 0.745, "unknown": -1.769, "follows": 2.319}
+# leave-one-package-out on those cases: at 0.3, 33% shown, 63% of them exactly right, 20.8% of all
+# cut lines right (repo_lines' own cuts: 19.4% right, 60% precision; no gate: 94% shown, 28% right)
 DEFAULT_THRESHOLD = 0.3
 
 _REPEAT = re.compile(r"(.{2,}?)\1{2,}")          # a piece of 2+ characters three times in a row
@@ -56,13 +65,21 @@ class Option:
     project: int = 0           # times the workspace writes `line`
     document: int = 0          # times the document writes `line` elsewhere
     draft: bool = False        # the model's own draft (the canvas's answer)
+    typed: int = 0             # characters of the line's code typed before the cursor
+    pool: int = 0              # distinct project lines that continue the typed line (candidates.POOL_CAP at most)
+    rank: int = -1             # its place among those lines by how often they are written (-1: not one of them)
+    follows: int = 0           # times the project writes `line` right after the cursor's previous code line
+    unknown: int = 0           # names in it that neither the document nor the project writes (candidates.unknown_names)
 
 
 def features(o: Option) -> dict[str, float]:
     n = max(o.tokens, 1)
     return {"logp_per_token": max(o.logp / n, -8.0), "tail_logp": max(o.tail_logp, -60.0),
             "tail_logp_per_token": max(o.tail_logp / 8.0, -8.0), "project": math.log1p(o.project),
-            "document": math.log1p(o.document), "draft": float(o.draft), "tokens": math.log1p(o.tokens)}
+            "document": math.log1p(o.document), "draft": float(o.draft), "tokens": math.log1p(o.tokens),
+            "typed": math.log1p(o.typed), "pool": math.log1p(o.pool), "first": float(o.rank == 0),
+            "unique": float(o.pool == 1 and o.rank == 0), "unknown": math.log1p(o.unknown),
+            "follows": math.log1p(o.follows)}
 
 
 def _dot(w: dict[str, float], f: dict[str, float]) -> float:

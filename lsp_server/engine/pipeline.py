@@ -31,7 +31,8 @@ from redraft.engine.lint import flaws
 from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
 from redraft.engine.syntax.trees import encode
 from redraft.engine.syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
-from redraft.engine.workspace.candidates import Candidate, project_candidates, typed_on_line
+from redraft.engine.workspace.candidates import (Candidate, document_names, project_candidates, typed_on_line,
+                                                 unknown_names)
 
 log = logging.getLogger(__name__)
 
@@ -287,7 +288,7 @@ class Engine:
         for c in cands:
             t = postprocess(c.text, plan, req.text, req.offset, tree, req.syntax)
             if t and (t not in found or found[t] is None):
-                found[t] = c if t == c.text else Candidate(t, c.project, c.document)
+                found[t] = c if t == c.text else Candidate(t, c.project, c.document, c.rank, c.pool, c.follows)
         if not found:
             return text, conf, None, 0
         rest = req.text[req.offset: req.offset + TAIL_CHARS]
@@ -295,6 +296,7 @@ class Engine:
         tail = rest if end < 0 else rest[: end + 1]
         keys = list(found)
         sums, probs = causal.score(self.model, self.tok, cache.ids, cache.kv, keys, tail)
+        names = document_names(req.text, req.offset)
         options = []
         for k, total, p in zip(keys, sums, probs):
             own = sum(math.log(max(x, 1e-9)) for x in p)
@@ -302,7 +304,10 @@ class Engine:
             c = found[k]
             project = req.workspace.count(line) if req.workspace is not None else (c.project if c else 0)
             options.append(gate.Option(text=k, line=line, logp=own, tail_logp=total - own, tokens=len(p),
-                                       project=project, document=c.document if c else 0, draft=k == text))
+                                       project=project, document=c.document if c else 0, draft=k == text,
+                                       typed=len(prefix), pool=cands[0].pool if cands else 0,
+                                       rank=c.rank if c else -1, follows=c.follows if c else 0,
+                                       unknown=unknown_names(prefix + k, len(prefix), names, req.workspace)))
         best, confidence = gate.choose(options)
         if req.keep_options:
             self.last_options = options

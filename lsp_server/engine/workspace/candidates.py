@@ -9,13 +9,25 @@ project lines, and what follows the cursor inside a line must also match the suf
 """
 from __future__ import annotations
 
+import builtins
+import keyword
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from redraft.engine.workspace.index import COMMENT_STARTS
+
 MIN_TYPED = 2       # characters of the line's code typed before the project is asked
 MAX_CANDIDATES = 3  # lines handed to the model to score (each costs the causal pass a row)
+POOL_CAP = 16       # the project's matching lines counted at most (the gate's `pool` feature)
+FOLLOW_WEIGHT = 10  # a line that follows the cursor's previous line elsewhere counts this many project lines
 DOC_WEIGHT = 3      # a line of the document itself counts this many project lines
 DOC_WINDOW = 100_000  # characters of the document either side of the cursor read for its lines
+NAME_WINDOW = 20_000  # characters of the document either side of the cursor read for its names
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# names every Python file may use without defining them (other languages: the document and the
+# project's definitions only)
+_PY_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "cls"}
 
 
 @dataclass(frozen=True)
@@ -23,6 +35,9 @@ class Candidate:
     text: str           # what to insert at the cursor (the rest of the project's line)
     project: int        # how many times the workspace index holds the whole line
     document: int       # how many times the document holds it
+    rank: int = 0       # its place among the project's lines that continue the typed line (0: first)
+    pool: int = 0       # how many distinct such lines the project writes (at most POOL_CAP)
+    follows: int = 0    # how many times the project writes it right after the cursor's previous code line
 
 
 def typed_on_line(text: str, offset: int) -> tuple[str, str] | None:
@@ -56,17 +71,74 @@ def document_lines(text: str, offset: int, typed: str, window: int = DOC_WINDOW)
     return out
 
 
-def project_candidates(text: str, offset: int, index: Any = None, limit: int = MAX_CANDIDATES) -> list[Candidate]:
+def project_candidates(text: str, offset: int, index: Any = None, limit: int | None = None) -> list[Candidate]:
     """The best `limit` continuations of the typed line that the project writes elsewhere, by how
     often (the document's own lines weigh DOC_WEIGHT). Empty where none apply."""
+    limit = MAX_CANDIDATES if limit is None else limit
     got = typed_on_line(text, offset)
     if got is None:
         return []
     _, typed = got
+    follow = {s: n for s, n in followers(text, offset, index).items() if len(s) > len(typed) and s.startswith(typed)}
     if len(typed) < MIN_TYPED:
-        return []
-    doc = document_lines(text, offset, typed)
-    proj = dict(index.lines_starting(typed, limit=4 * limit)) if index is not None else {}
-    lines = set(doc) | set(proj)
-    ranked = sorted(lines, key=lambda s: (-(DOC_WEIGHT * doc.get(s, 0) + proj.get(s, 0)), len(s), s))
-    return [Candidate(s[len(typed):], proj.get(s, 0), doc.get(s, 0)) for s in ranked[:limit]]
+        doc, proj = {}, {}
+    else:
+        doc = document_lines(text, offset, typed)
+        proj = dict(index.lines_starting(typed, limit=max(4 * limit, POOL_CAP))) if index is not None else {}
+    lines = set(doc) | set(proj) | set(follow)
+    pool = min(len(lines), POOL_CAP)
+    score = {s: FOLLOW_WEIGHT * follow.get(s, 0) + DOC_WEIGHT * doc.get(s, 0) + proj.get(s, 0) for s in lines}
+    ranked = sorted(lines, key=lambda s: (-score[s], len(s), s))
+    return [Candidate(s[len(typed):], proj.get(s, 0), doc.get(s, 0), rank, pool, follow.get(s, 0))
+            for rank, s in enumerate(ranked[:limit])]
+
+
+def previous_code_line(text: str, offset: int) -> str | None:
+    """The last code line before the cursor's line, stripped, as the index keeps lines (3+
+    characters, not a comment), or None."""
+    end = text.rfind("\n", 0, offset)
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        s = text[start:end].strip()
+        if len(s) >= 3 and not s.startswith(COMMENT_STARTS):
+            return s
+        end = start - 1
+    return None
+
+
+def followers(text: str, offset: int, index: Any = None) -> dict[str, int]:
+    """The lines that come right after the cursor's previous code line elsewhere: in the project
+    (the index, which holds the document too) or, without one, in the document."""
+    prev = previous_code_line(text, offset)
+    if prev is None:
+        return {}
+    if index is not None:
+        return index.followers(prev)
+    lo = text.rfind("\n", 0, max(0, offset - DOC_WINDOW)) + 1
+    lines = [l.strip() for l in text[lo: offset + DOC_WINDOW].split("\n")]
+    lines = [l for l in lines if len(l) >= 3 and not l.startswith(COMMENT_STARTS)]
+    out: dict[str, int] = {}
+    for a, b in zip(lines, lines[1:]):
+        if a == prev:
+            out[b] = out.get(b, 0) + 1
+    return out
+
+
+def document_names(text: str, offset: int, window: int = NAME_WINDOW) -> set[str]:
+    """The names written in the document within `window` characters of the cursor."""
+    return set(_NAME.findall(text, max(0, offset - window), offset + window))
+
+
+def unknown_names(line: str, start: int, names: set[str], index: Any = None) -> int:
+    """How many names of 3+ characters in `line` that end after `start` (the option's part; a name
+    the cursor splits counts whole) neither the document (`names`), Python's builtins and keywords
+    nor the project's definitions write: a made-up name, the junk a small model guesses."""
+    n = 0
+    for m in _NAME.finditer(line):
+        w = m.group()
+        if m.end() <= start or len(w) < 3 or w in _PY_NAMES or w in names:
+            continue
+        if index is not None and index.definitions_of(w):
+            continue
+        n += 1
+    return n

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
+
 from redraft.engine.workspace.files import list_files
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,11 @@ class WorkspaceIndex:
         self._sorted_ids = array("i")
         self._recent: list[int] = []        # ids of lines added since the sorted view was built
         self._sorting = False
+        # every file's line ids end to end, -1 between files (rebuilt with the sorted view): which
+        # lines follow a given line, for `followers`; files changed since are read on their own
+        self._flat = np.full(1, -1, np.int32)
+        self._flat_at: dict[str, tuple[int, int]] = {}
+        self._changed: dict[str, None] = {}     # files inserted or removed since _flat was built, in order
         self._stop = threading.Event()
         self._busy = 0                      # requests running now: the build waits for them (`serving`)
         self._thread: threading.Thread | None = None
@@ -311,6 +318,8 @@ class WorkspaceIndex:
                 self._count[i] += 1
                 ids.append(i)
             self._files[key] = _File(lang, ids, defs, now)
+            self._changed.pop(key, None)
+            self._changed[key] = None
             for d in defs:
                 self._defs.setdefault(d.name, []).append(d)
             self.stats["files"] = len(self._files)
@@ -329,6 +338,7 @@ class WorkspaceIndex:
             old = self._files.pop(key, None)
             if old is not None:
                 self._forget(key, old)
+                self._changed[key] = None
                 self.stats["files"] = len(self._files)
 
     def _forget(self, key: str, old: _File) -> None:
@@ -349,10 +359,20 @@ class WorkspaceIndex:
         with self._lock:
             n = len(self._text)
             text = list(self._text)
+            files = [(k, f.line_ids) for k, f in self._files.items()]
+            self._changed = {}
         order = sorted(range(n), key=text.__getitem__)
         view, ids = [text[i] for i in order], array("i", order)
+        parts, at, pos = [np.full(1, -1, np.int32)], {}, 1
+        for k, line_ids in files:
+            parts.append(np.frombuffer(line_ids, dtype=np.int32))
+            parts.append(np.full(1, -1, np.int32))
+            at[k] = (pos, pos + len(line_ids))
+            pos += len(line_ids) + 1
+        flat = np.concatenate(parts)
         with self._lock:
             self._sorted, self._sorted_ids = view, ids
+            self._flat, self._flat_at = flat, at
             self._recent = [i for i in self._recent if i >= n]
             self._sorting = False
 
@@ -369,6 +389,31 @@ class WorkspaceIndex:
         found = [ids[k] for k in range(lo, hi)] + recent
         best = heapq.nlargest(limit + 1, found, key=counts.__getitem__)
         return [(text[i], counts[i]) for i in best if counts[i] > 0 and len(text[i]) > len(typed)][:limit]
+
+    def followers(self, line: str, limit: int = 16, fresh: int = 32) -> dict[str, int]:
+        """The project's lines that come right after `line` (a stripped code line) and how often,
+        the most frequent `limit`. Reads the files changed since the last rebuild on their own (the
+        `fresh` most recent of them)."""
+        with self._lock:
+            p = self._ids.get(line)
+            if p is None:
+                return {}
+            flat, at = self._flat, self._flat_at
+            changed = list(self._changed)[-fresh:]
+            extra = [self._files[k].line_ids for k in changed if k in self._files]
+            stale = [at[k] for k in self._changed if k in at]
+            text = self._text
+        pos = np.flatnonzero(flat[:-1] == p)
+        if len(pos) and stale:
+            keep = np.ones(len(pos), bool)
+            for a, b in stale:
+                keep &= (pos < a) | (pos >= b)
+            pos = pos[keep]
+        nxt = [flat[pos + 1]] + [a[1:][a[:-1] == p] for a in (np.frombuffer(x, dtype=np.int32) for x in extra)]
+        ids, counts = np.unique(np.concatenate(nxt), return_counts=True)
+        counts[ids < 0] = 0
+        top = np.argsort(-counts, kind="stable")[:limit]
+        return {text[int(ids[k])]: int(counts[k]) for k in top if counts[k] > 0}
 
     def count(self, line: str) -> int:
         with self._lock:
