@@ -176,3 +176,14 @@ def test_unknown_names_are_those_neither_the_document_nor_the_project_writes(tmp
     assert unknown_names(line + "nicate_widgets(value)", len(line), names, ix) == 0
     assert unknown_names(line + "ulate(valeu, len(os))", len(line), names, ix) == 2   # frobulate, valeu
     assert unknown_names(line + "ulate(value)", len(line), names, None) == 1
+
+
+def test_snippets_sent_with_a_request_are_read_as_project_lines():
+    snippets = ["from shapes import Circle\nradius = compute_radius(shape, scale=2)\n",
+                "def area(c):\n    radius = compute_radius(c, scale=2)\n    return 3.14 * radius ** 2\n"]
+    doc = "def grow(shape):\n    radius = comp"
+    cands = project_candidates(doc, len(doc), None, snippets=snippets)
+    assert [(c.text, c.project) for c in cands] == [("ute_radius(c, scale=2)", 1), ("ute_radius(shape, scale=2)", 1)]
+    doc2 = "def perimeter(c):\n    radius = compute_radius(c, scale=2)\n    "
+    assert [(c.text, c.follows) for c in project_candidates(doc2, len(doc2), None, snippets=snippets)] == \
+        [("return 3.14 * radius ** 2", 1)]

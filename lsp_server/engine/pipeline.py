@@ -70,6 +70,7 @@ class Request:
     workspace: Any = None        # workspace.index.WorkspaceIndex: the project's lines as candidates; None: the document's only
     min_confidence: float = 0.0  # the gate (gate.py): a completion less likely right than this is withheld; 0: always shown
     keep_options: bool = False   # evaluation: score the options even without candidates, keep them in Engine.last_options
+    snippets: tuple[str, ...] = ()  # other files' text sent with the request (HTTP input_extra, ...): their lines as candidates
 
 
 @dataclass
@@ -277,7 +278,7 @@ class Engine:
         the next line after it); gate.rank picks the winner from the scores and how often the
         project writes the resulting line, gate.confidence judges it. Returns (text, its per-token
         probabilities, (confidence, source) or None when nothing was scored, forward passes)."""
-        cands = project_candidates(req.text, req.offset, req.workspace)
+        cands = project_candidates(req.text, req.offset, req.workspace, snippets=req.snippets)
         if not cands and req.min_confidence <= 0 and not req.keep_options:
             return text, conf, None, 0
         typed = typed_on_line(req.text, req.offset)
@@ -302,7 +303,7 @@ class Engine:
             own = sum(math.log(max(x, 1e-9)) for x in p)
             line = (prefix + k).strip()
             c = found[k]
-            project = req.workspace.count(line) if req.workspace is not None else (c.project if c else 0)
+            project = max(req.workspace.count(line) if req.workspace is not None else 0, c.project if c else 0)
             options.append(gate.Option(text=k, line=line, logp=own, tail_logp=total - own, tokens=len(p),
                                        project=project, document=c.document if c else 0, draft=k == text,
                                        typed=len(prefix), pool=cands[0].pool if cands else 0,

@@ -13,7 +13,7 @@ import builtins
 import keyword
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from redraft.engine.workspace.index import COMMENT_STARTS
 
@@ -23,6 +23,7 @@ POOL_CAP = 16       # the project's matching lines counted at most (the gate's `
 FOLLOW_WEIGHT = 10  # a line that follows the cursor's previous line elsewhere counts this many project lines
 DOC_WEIGHT = 3      # a line of the document itself counts this many project lines
 DOC_WINDOW = 100_000  # characters of the document either side of the cursor read for its lines
+SNIPPET_CHARS = 200_000  # characters of a request's snippets read at most
 NAME_WINDOW = 20_000  # characters of the document either side of the cursor read for its names
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # names every Python file may use without defining them (other languages: the document and the
@@ -71,26 +72,55 @@ def document_lines(text: str, offset: int, typed: str, window: int = DOC_WINDOW)
     return out
 
 
-def project_candidates(text: str, offset: int, index: Any = None, limit: int | None = None) -> list[Candidate]:
+def project_candidates(text: str, offset: int, index: Any = None, limit: int | None = None,
+                       snippets: Sequence[str] = ()) -> list[Candidate]:
     """The best `limit` continuations of the typed line that the project writes elsewhere, by how
-    often (the document's own lines weigh DOC_WEIGHT). Empty where none apply."""
+    often (the document's own lines weigh DOC_WEIGHT, a line that follows the cursor's previous
+    line elsewhere FOLLOW_WEIGHT). `snippets`: other files' text a client sent with the request
+    (HTTP `input_extra`, ...), read as project lines. Empty where none apply."""
     limit = MAX_CANDIDATES if limit is None else limit
     got = typed_on_line(text, offset)
     if got is None:
         return []
     _, typed = got
-    follow = {s: n for s, n in followers(text, offset, index).items() if len(s) > len(typed) and s.startswith(typed)}
+    starting, after = snippet_lines(snippets, typed, previous_code_line(text, offset)) if snippets else ({}, {})
+    follow = followers(text, offset, index)
+    for s, n in after.items():
+        follow[s] = follow.get(s, 0) + n
+    follow = {s: n for s, n in follow.items() if len(s) > len(typed) and s.startswith(typed)}
     if len(typed) < MIN_TYPED:
         doc, proj = {}, {}
     else:
         doc = document_lines(text, offset, typed)
         proj = dict(index.lines_starting(typed, limit=max(4 * limit, POOL_CAP))) if index is not None else {}
+        for s, n in starting.items():
+            proj[s] = proj.get(s, 0) + n
     lines = set(doc) | set(proj) | set(follow)
     pool = min(len(lines), POOL_CAP)
     score = {s: FOLLOW_WEIGHT * follow.get(s, 0) + DOC_WEIGHT * doc.get(s, 0) + proj.get(s, 0) for s in lines}
     ranked = sorted(lines, key=lambda s: (-score[s], len(s), s))
     return [Candidate(s[len(typed):], proj.get(s, 0), doc.get(s, 0), rank, pool, follow.get(s, 0))
             for rank, s in enumerate(ranked[:limit])]
+
+
+def snippet_lines(snippets: Sequence[str], typed: str, prev: str | None) -> tuple[dict[str, int], dict[str, int]]:
+    """From the snippets' code lines (SNIPPET_CHARS in all at most): those that continue `typed`,
+    and those that come right after `prev`, each with how often."""
+    starting: dict[str, int] = {}
+    after: dict[str, int] = {}
+    budget = SNIPPET_CHARS
+    for snippet in snippets:
+        if budget <= 0:
+            break
+        chunk, budget = snippet[:budget], budget - len(snippet)
+        lines = [l.strip() for l in chunk.split("\n")]
+        lines = [l for l in lines if len(l) >= 3 and not l.startswith(COMMENT_STARTS)]
+        for i, l in enumerate(lines):
+            if len(l) > len(typed) and l.startswith(typed):
+                starting[l] = starting.get(l, 0) + 1
+            if prev is not None and i and lines[i - 1] == prev:
+                after[l] = after.get(l, 0) + 1
+    return starting, after
 
 
 def previous_code_line(text: str, offset: int) -> str | None:
