@@ -212,7 +212,8 @@ class Compat:
         body = await self.api.body(request, check_model=False)
         model = self._model(body, "model")
         prompt, suffix = _string(body, "prompt"), _string(body, "suffix")
-        options = body.get("options") or {}
+        options = body.get("options")
+        options = {} if options is None else options
         if not isinstance(options, dict):
             raise ApiError(400, "options must be an object", param="options")
         stream = body.get("stream", True)
