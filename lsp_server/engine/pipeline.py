@@ -24,7 +24,7 @@ from redraft.model import causal, checkpoint, hub_adapter, hub_sampler
 from redraft.model import precision as precisions
 from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
-from redraft.engine import gate
+from redraft.engine import gate, type_through
 from redraft.engine.infill import plan_infill, postprocess, resolve_tree
 from redraft.engine.plan import Plan
 from redraft.engine.lint import flaws
@@ -156,6 +156,7 @@ class Engine:
         # an open-weight model's window is far longer than a CPU can encode while typing: 320 there
         self.context_tokens = 320 if self.hub is not None else max(16, self.max_seq_len - 64)
         self._caches: dict[str, ContextCache] = {}
+        self._shown: dict[str, type_through.Shown | None] = {}   # per document: what typing may go through
         self._next_edit: tuple | None | bool = False   # next_edit_model's answer (False: not looked up yet)
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
@@ -318,6 +319,7 @@ class Engine:
 
     def forget(self, uri: str) -> None:
         self._caches.pop(uri, None)
+        self._shown.pop(uri, None)
         self._caches.pop(uri + "#next-edit", None)
 
     def next_edit(self, text: str, line: int, col: int, history: list[tuple[str, str]], uri: str = "",
@@ -355,10 +357,17 @@ class Engine:
 
     def complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[str, int], None] | None = None) -> Completion | None:
+        hit = type_through.typed_through(self._shown.get(req.uri), req)
+        if hit is not None:         # the user typed the suggestion's first characters: its rest
+            self._shown[req.uri] = type_through.remember(req, hit)
+            return hit
         if req.workspace is not None:
             with req.workspace.serving():     # the index's background build pauses meanwhile
-                return self._complete(req, should_stop, on_step)
-        return self._complete(req, should_stop, on_step)
+                out = self._complete(req, should_stop, on_step)
+        else:
+            out = self._complete(req, should_stop, on_step)
+        self._shown[req.uri] = type_through.remember(req, out)
+        return out
 
     def _complete(self, req: Request, should_stop: Callable[[], bool] | None = None,
                   on_step: Callable[[str, int], None] | None = None) -> Completion | None:

@@ -1,0 +1,54 @@
+"""Typing through a suggestion: while the user types exactly the characters that the last shown
+completion of a document begins with, the rest of it is still the answer, with no model work
+(Copilot and Zed keep ghost text the same way). Each keystroke then costs a string comparison
+instead of a denoising run, and the suggestion does not flicker or change under the cursor.
+
+Reused only when the new document is the old one with the typed characters inserted at the old
+cursor, the typed characters open the old completion (no newline among them: editors indent a
+new line their own way), the request's settings are the same, and the old completion was shown
+(a withheld one is judged again: more typed text is more evidence).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Shown:
+    text: str           # the document when the completion was made
+    offset: int
+    key: tuple          # the request's settings (Engine keys what changes the answer)
+    completion: Any     # pipeline.Completion
+
+
+def key_of(req: Any) -> tuple:
+    return (req.effort, req.max_tokens, req.context_tokens, req.suffix_share, req.seed, req.min_tokens,
+            req.language_id, req.syntax, req.min_confidence, req.context_refresh, id(req.workspace), req.snippets)
+
+
+def remember(req: Any, completion: Any) -> Shown | None:
+    """What a later keystroke may type through: a shown, non-empty insertion at the cursor."""
+    c = completion
+    if c is None or c.withheld or not c.text or c.start != req.offset or c.end != req.offset:
+        return None
+    return Shown(req.text, req.offset, key_of(req), c)
+
+
+def typed_through(last: Shown | None, req: Any) -> Any | None:
+    """The rest of the last shown completion if `req` only typed its first characters, else None."""
+    if last is None or req.length is not None or req.keep_options:
+        return None
+    n = req.offset - last.offset
+    if n <= 0 or len(req.text) != len(last.text) + n or n >= len(last.completion.text):
+        return None
+    typed = req.text[last.offset: req.offset]
+    if "\n" in typed or not last.completion.text.startswith(typed) or key_of(req) != last.key:
+        return None
+    if not (req.text.startswith(last.text[: last.offset]) and req.text.endswith(last.text[last.offset:])):
+        return None
+    t0 = time.perf_counter()
+    c = last.completion
+    return replace(c, text=c.text[n:], start=req.offset, end=req.offset, forward_passes=0, context_reused=0,
+                   latency_ms=(time.perf_counter() - t0) * 1000)
