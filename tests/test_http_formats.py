@@ -60,9 +60,9 @@ def test_tabby_openai_completion_streams_choices(server, expected):
     assert r.status_code == 200 and isinstance(r.json()["choices"][0]["text"], str)
 
 
-def test_minuet_and_continue_fim_with_stop_strings(server, expected):
-    """minuet `openai_fim_compatible` (model, stream, its `optional` fields, prompt, suffix) and
-    Continue's OpenAI-style autocomplete (stop strings, top_p), streamed."""
+def test_minuet_openai_fim_compatible_with_stop_strings(server, expected):
+    """minuet `openai_fim_compatible`: model, stream, its `optional` fields (max_tokens, top_p, stop),
+    prompt and suffix; it reads choices[1].text from each `data:` line."""
     cut = expected[1:2] or "x"
     body = {"model": "redraft", "stream": True, "max_tokens": N, "top_p": 0.9, "stop": [cut],
             "prompt": PREFIX, "suffix": SUFFIX}
@@ -70,6 +70,43 @@ def test_minuet_and_continue_fim_with_stop_strings(server, expected):
                       headers={"Accept": "application/json"}) as r:
         texts = [json.loads(e)["choices"][0]["text"] for e in sse(r) if e != "[DONE]"]
     assert "".join(texts) == expected.split(cut)[0]
+
+
+def test_continue_openai_provider_sends_its_rendered_template(server, expected):
+    """Continue `provider: openai` autocomplete: the template rendered into `prompt` (StarCoder's
+    markers by default), its stop tokens and penalties, to /v1/completions, streamed; it reads
+    choices[0].text."""
+    body = {"model": "redraft", "max_tokens": N, "temperature": 0.01, "top_p": None, "frequency_penalty": None,
+            "presence_penalty": None, "stream": True, "prompt": STARCODER,
+            "stop": ["<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>", "<|endoftext|>", "</fim_middle>"]}
+    with httpx.stream("POST", f"{server}/v1/completions", json=body, timeout=60) as r:
+        texts = [json.loads(e)["choices"][0]["text"] for e in sse(r) if e != "[DONE]"]
+    assert "".join(texts) == expected
+
+
+def test_continue_inception_provider_fim_and_streamed_apply(server):
+    """Continue `provider: inception` (Mercury): FIM to {apiBase}completions with `<|endoftext|>` as
+    the suffix when nothing follows the cursor; apply to apply/completions with stream: true, read
+    as chat chunks (delta.content)."""
+    alone = httpx.post(f"{server}/v1/fim/completions", timeout=60, json={
+        "model": "redraft", "prompt": PREFIX, "suffix": "", "max_tokens": N}).json()["choices"][0]["text"]
+    with httpx.stream("POST", f"{server}/v1/completions", timeout=60, json={
+            "model": "redraft", "prompt": PREFIX, "suffix": "<|endoftext|>", "max_tokens": N, "temperature": 0.0,
+            "top_p": None, "frequency_penalty": None, "presence_penalty": 1.5,
+            "stop": ["<|endoftext|>", "\n\n", "\n \n"], "stream": True}) as r:
+        text = "".join(json.loads(e)["choices"][0]["text"] for e in sse(r) if e != "[DONE]")
+    assert text == alone.split("\n\n")[0].split("\n \n")[0]
+    original = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    content = (f"<|original_code|>\n{original}<|/original_code|>\n<|update_snippet|>\n"
+               "# ... existing code ...\ndef b():\n    return 3\n<|/update_snippet|>")
+    with httpx.stream("POST", f"{server}/v1/apply/completions", timeout=60, json={
+            "model": "redraft", "messages": [{"role": "user", "content": content}], "max_tokens": None,
+            "temperature": None, "stop": None, "stream": True}) as r:
+        assert r.status_code == 200
+        events = sse(r)
+    assert events[-1] == "[DONE]"
+    merged = "".join(json.loads(e)["choices"][0]["delta"].get("content", "") for e in events[:-1])
+    assert merged == original.replace("return 2", "return 3")
 
 
 def test_llm_ls_openai_backend_sends_its_own_fim_tokens(server, expected):

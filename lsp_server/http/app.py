@@ -9,6 +9,7 @@ Routes (JSON in and out; errors in OpenAI's shape `{"error": {message, type, par
   POST /v1/fim/completions        Mercury's FIM: `prompt`, `suffix`, `max_tokens`, `stop`, `stream`
   POST /v1/edit/completions       Mercury's next edit: one user message with the tagged prompt
   POST /v1/apply/completions      Mercury's apply: one user message with original code and snippet
+                                  (both: `"stream": true` sends the whole answer as chat chunks)
   GET  /v1/redraft/stats          the front door's counters (requests, cancelled, refused_busy, ...)
   POST /infill, /completion       llama.cpp's (routes_compat.py); also /completions
   POST /api/generate              Ollama's; GET /api/tags, /api/version, POST /api/show
@@ -230,6 +231,8 @@ class _Api:
         suffix = body.get("suffix")
         if suffix is not None and not isinstance(suffix, str):
             raise ApiError(400, "suffix must be a string", param="suffix")
+        if suffix == "<|endoftext|>":      # Continue's Inception provider: "nothing after the cursor"
+            suffix = ""
         prefix, suffix, _ = split_fim(prompt, suffix)
         return await self.fill(request, body, prefix, suffix)
 
@@ -351,7 +354,7 @@ class _Api:
         stop, should_stop = self.runner.stopper(deadline)
         region = await self.watched(request, stop, self.runner.run(_next_edit, prompt, effort, should_stop,
                                                                    deadline=deadline))
-        return JSONResponse({**self.head("edit.completion", "edit"), "choices": [
+        return self.message(body, {**self.head("edit.completion", "edit"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": region or ""}}],
             "usage": _usage(prompt.text, region or "")})
 
@@ -383,10 +386,28 @@ class _Api:
         if not result.ok:
             raise ApiError(422, f"the snippet cannot be applied: {result.reason}", code="apply_refused")
         # `deletions`: what the snippet omitted without a marker and the merge deleted (redraft's field)
-        return JSONResponse({**self.head("apply.completion", "apply"), "choices": [
+        return self.message(body, {**self.head("apply.completion", "apply"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": result.text}}],
             "usage": _usage(original + snippet, result.text),
             "deletions": [d.as_json() for d in result.deletions]})
+
+    def message(self, body: dict[str, Any], answer: dict[str, Any]) -> Response:
+        """A next-edit or apply answer; with `"stream": true` (Continue's Inception provider asks so)
+        as chat-completion chunks (`delta.content`, then `finish_reason`, then [DONE]), sent once the
+        answer is whole: every error is still a plain 4xx before any 200."""
+        if not body.get("stream"):
+            return JSONResponse(answer)
+        choice = answer["choices"][0]
+        head = {"id": answer["id"], "object": "chat.completion.chunk", "created": answer["created"],
+                "model": answer["model"]}
+        events = [{**head, "choices": [{"index": 0, "delta": choice["message"], "finish_reason": None}]},
+                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": answer["usage"]}]
+
+        async def sse():
+            for e in events:
+                yield "data: " + json.dumps(e) + "\n\n"
+            yield "data: [DONE]\n\n"
+        return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
 
