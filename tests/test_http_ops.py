@@ -143,6 +143,34 @@ def test_the_access_log_has_names_not_keys_or_code(ops):
         assert secret not in raw
 
 
+async def test_log_bodies_adds_the_request_body_and_never_the_key():
+    """`--log-bodies` (metrics.Observed around a small Starlette app in this process): the body is
+    logged, the Authorization header is not; a route the app does not have is logged as "other"."""
+    import io
+
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from redraft.http.metrics import AccessLog, Metrics, Observed
+
+    async def echo(request):
+        request.scope["state"]["key"] = "alice"
+        return JSONResponse({"n": len(await request.body())})
+
+    out = io.StringIO()
+    app = Observed(Starlette(routes=[Route("/v1/completions", echo, methods=["POST"])]), Metrics(),
+                   {"/v1/completions"}, AccessLog(out, bodies=True))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        r = await c.post("/v1/completions", json={"prompt": "def secret_sauce():"}, headers=auth("rdk-SECRET"))
+        await c.get("/nowhere/12345")
+    assert r.status_code == 200
+    first, second = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert first["key"] == "alice" and "secret_sauce" in first["body"] and first["status"] == 200
+    assert second["route"] == "other" and second["status"] == 404
+    assert "rdk-SECRET" not in out.getvalue()
+
+
 def test_a_bad_keys_file_stops_the_server_before_it_starts(tmp_path):
     bad = tmp_path / "keys.json"
     bad.write_text('{"keys": [{"name": "x"}]}')

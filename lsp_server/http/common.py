@@ -4,6 +4,7 @@ language guess.  No I/O here."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Callable
 
 from starlette.requests import ClientDisconnect, Request
@@ -49,10 +50,12 @@ def guarded(flavor: str = "openai", work: bool = True) -> Callable:
                 return Response(status_code=499)
             except EngineUnavailable as e:
                 return ApiError(503, str(e), "server_error").response(flavor)
-            except Busy:
+            except Busy as e:                   # the runner's hint, where it gives one
+                wait = getattr(e, "retry_after", None)
+                wait = wait if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1
                 return ApiError(429, "the server is busy: too many requests are waiting for the model; retry "
                                 "shortly", "rate_limit_error", "rate_limit_exceeded",
-                                headers={"Retry-After": "1"}).response(flavor)
+                                headers={"Retry-After": str(max(1, math.ceil(wait)))}).response(flavor)
             except Exception as e:  # noqa: BLE001 - a failure answers 500 with its one-line cause
                 api.runner.stats["errors"] += 1
                 return ApiError(500, f"internal error: {type(e).__name__}: {e}".split("\n")[0],

@@ -35,6 +35,8 @@ from pathlib import Path
 KEYS_FILE_ENV = "REDRAFT_KEYS_FILE"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 KEY_PREFIX = "rdk-"
+MAX_BUCKETS = 4096              # rate-limit buckets kept before idle ones are forgotten
+IDLE_S = 300.0                  # seconds after which a bucket has refilled under any sane limit
 
 
 def default_path() -> Path:
@@ -180,6 +182,8 @@ class RateLimits:
         burst = burst or self.burst or max(1.0, rate)
         now = time.monotonic()
         with self._lock:
+            if len(self.buckets) > MAX_BUCKETS:       # forget buckets that have refilled (idle clients)
+                self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < IDLE_S}
             tokens, at = self.buckets.get(name, (burst, now))
             tokens = min(burst, tokens + (now - at) * rate)
             if tokens >= 1.0:
