@@ -255,3 +255,19 @@ def test_ollama_errors_are_ollama_shaped(server):
     assert r.status_code == 200 and r.json()["done_reason"] == "load"
     r = httpx.post(f"{server}/api/generate", json={"model": "redraft", "prompt": "x", "options": []}, timeout=10)
     assert r.status_code == 400 and "options" in r.json()["error"]
+
+
+def test_the_official_ollama_client_lists_shows_and_generates(server, expected):
+    """The `ollama` Python client (its own request and response models) against the Ollama routes."""
+    ollama = pytest.importorskip("ollama")
+    client = ollama.Client(host=server, timeout=60)
+    assert [m.model for m in client.list().models] == ["redraft:latest"]
+    assert "insert" in (client.show("redraft").capabilities or [])
+    out = client.generate(model="redraft", prompt=PREFIX, suffix=SUFFIX, options={"num_predict": N})
+    assert out.response == expected and out.done
+    parts = list(client.generate(model="redraft:latest", prompt=PREFIX, suffix=SUFFIX, stream=True,
+                                 options={"num_predict": N}))
+    assert "".join(p.response for p in parts) == expected and parts[-1].done
+    with pytest.raises(ollama.ResponseError) as e:
+        client.generate(model="llama3", prompt="x")
+    assert e.value.status_code == 404
