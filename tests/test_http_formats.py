@@ -205,6 +205,10 @@ def test_llama_cpp_routes_refuse_bad_input_with_a_reason(server):
         assert r.status_code == 400 and r.json()["error"]["param"] == param, (body, r.text)
     r = httpx.post(f"{server}/completion", json={"prompt": [1, 2, 3]}, timeout=10)
     assert r.status_code == 400 and "token ids" in r.json()["error"]["message"]
+    r = httpx.post(f"{server}/infill", content=b'{"input_extra": [{"text": "\\ud800"}]}', timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_unicode"
+    r = httpx.post(f"{server}/infill", json={"input_extra": [{"text": "x"}] * 257}, timeout=10)
+    assert r.status_code == 400 and "at most 256" in r.json()["error"]["message"]
 
 
 # ---------------------------------------------------------------------------- Ollama
@@ -255,6 +259,10 @@ def test_ollama_errors_are_ollama_shaped(server):
     assert r.status_code == 200 and r.json()["done_reason"] == "load"
     r = httpx.post(f"{server}/api/generate", json={"model": "redraft", "prompt": "x", "options": []}, timeout=10)
     assert r.status_code == 400 and "options" in r.json()["error"]
+    r = httpx.post(f"{server}/api/generate", content=b"[" * 100000, timeout=10)
+    assert r.status_code == 400 and "JSON" in r.json()["error"]
+    r = httpx.post(f"{server}/api/show", json={"name": "mistral"}, timeout=10)
+    assert r.status_code == 404 and isinstance(r.json()["error"], str)
 
 
 def test_the_official_ollama_client_lists_shows_and_generates(server, expected):
