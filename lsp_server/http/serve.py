@@ -134,6 +134,9 @@ def _uvicorn_config(app, host: str, port: int, request_timeout: float, shutdown_
 def _ops(api_key: str | None, keys_file: str | None, rate_limit: float, rate_burst: float,
          access_log: str | None, log_requests: bool, log_bodies: bool) -> dict:
     """create_app's operations arguments; KeysFileError or OSError (a log that cannot be opened)."""
+    for name, v in (("--rate-limit", rate_limit), ("--rate-burst", rate_burst)):
+        if not (v >= 0 and v != float("inf")):          # NaN fails this too
+            raise ValueError(f"{name} must be a number >= 0, got {v}")
     keys = KeyStore(keys_file, api_key)
     if keys_file:
         mode = os.stat(keys_file).st_mode
@@ -178,7 +181,11 @@ def serve_beside(host: str, port: int, source, api_key: str | None = None, effor
     """The HTTP API on a thread of this process, over the language server's engine (`source`)."""
     import uvicorn
     api_key = check_bind(host, api_key, keys_file)
-    ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
+    try:
+        ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
+    except (KeysFileError, OSError, ValueError) as e:
+        print(f"redraft serve: {e}".split("\n")[0], file=sys.stderr)
+        raise SystemExit(2) from None
     runner = EngineRunner(max_queue=max_queue, source=source)
     app = create_app(runner, default_effort=effort or "low", **ops)
     config = _uvicorn_config(app, host, port, request_timeout)
@@ -197,8 +204,11 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
         ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
     except SystemExit as e:
         return int(e.code)
-    except (KeysFileError, OSError) as e:
+    except (KeysFileError, OSError, ValueError) as e:
         print(f"redraft serve: {e}".split("\n")[0], file=sys.stderr)
+        return 2
+    if not shutdown_timeout >= 0:
+        print(f"redraft serve: --shutdown-timeout must be >= 0, got {shutdown_timeout}", file=sys.stderr)
         return 2
     import uvicorn
     runner = EngineRunner(model_dir, max_queue=max_queue)
