@@ -677,8 +677,16 @@ def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
         k += 1
     if k:                             # ends like the original: cut short only if that ending recurs in it
         return any(all(_same(O[q + t], S[len(S) - k + t]) for t in range(k)) for q in range(len(O) - k))
-    if any(_same(l, last) for l in O[:-1]):
-        return True
+    if re.search(r"\w", last):
+        mid = [q for q in range(len(O) - 1) if _same(O[q], last)]
+        later = {x.strip() for x in O[mid[-1] + 1:] if re.search(r"\w", x)} - \
+            {x.strip() for x in O[:mid[-1] + 1]} if mid else set()
+        if mid and not any(l.strip() in later for l in S[:-1]):
+            return True               # (it shows lines found only after that place: the line moved)
+    else:                             # a lone `)` or `]` recurs anywhere: its line before must too
+        tail = [l for l in S if l.strip()][-2:]
+        if len(tail) == 2 and any(_same(O[q], tail[0]) and _same(O[q + 1], tail[1]) for q in range(len(O) - 2)):
+            return True
     p = 0
     while p < min(len(O), len(S)) and _same(O[p], S[p]):
         p += 1

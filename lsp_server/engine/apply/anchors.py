@@ -33,6 +33,8 @@ SLACK = 200                       # a region at most this much longer than twice
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
 CAP = 3                           # a run counts up to this many lines at each end
 RUN = 3                           # weight of a region line in the fragment's leading / trailing run
+LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
+REPLACED = 0.5                    # ... and costs this much less than a dropped line
 
 
 class Ambiguous(Exception):
@@ -159,15 +161,39 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, i
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
-    return worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b), dropped
+    return worth - (len(region) - len(kept)) + REPLACED * _replaced(region, want, kept) + RUN * _runs(orig, want, a, b), dropped
+
+
+def _replaced(region: list[str], want: list[str], kept: set[int]) -> int:
+    """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
+    line: a region that rewrites lines is as good as one that keeps them (not doubled in the file)."""
+    new = list((Counter(t for t in want if _WORD.search(t)) - Counter(region[i] for i in kept)).elements())
+    shown = "\n".join(want)
+    for i, t in enumerate(region):    # not when it drops a definition the fragment does not name
+        m = _HEADER.match(t) if i not in kept else None
+        ident = m and (m.group(1) or m.group(2))
+        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
+            return 0
+    n = 0
+    for i, t in enumerate(region):
+        if i in kept or not new or not _WORD.search(t):
+            continue
+        for k, w in enumerate(new):
+            sm = difflib.SequenceMatcher(None, t, w, autojunk=False)
+            if sm.real_quick_ratio() >= LIKE and sm.quick_ratio() >= LIKE and sm.ratio() >= LIKE:
+                n += 1
+                del new[k]
+                break
+    return n
 
 
 def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]]):
     """(score, head, tail, dropped) of the candidates with the best in-order score, evaluated from
     the best upper bound (the multiset score) down until no other can reach the best found."""
     best, scored = None, []
+    slack = REPLACED * sum(1 for t in want if _WORD.search(t))     # the most _replaced can add
     for ub, a, b in sorted(cands, key=lambda c: -c[0]):
-        if best is not None and ub < best:
+        if best is not None and ub + slack < best:
             break
         score, dropped = _agreement(orig, want, a, b)
         scored.append((score, a, b, dropped))
