@@ -1,0 +1,208 @@
+"""Fragments of whole definitions, matched by name (apply's merge): each replaces the file's
+definition of the same name, a class member by member; new ones go beside their neighbours."""
+from __future__ import annotations
+
+import difflib
+import re
+
+from redraft.engine.apply.anchors import same as _same
+from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
+from redraft.engine.apply.markers import is_marker
+from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
+
+__all__ = ["class_edits", "def_edits", "claims"]
+
+ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
+
+
+def class_edits(lang, orig: list[str], snip: list[str]):
+    """A class (impl, trait) shown with markers among its members (`class A:` / a new method /
+    `# ... existing code ...`): its members by name, a new one placed at the start of the class
+    when no marker or matched member comes before it, else as _def_edits places it.  None when the
+    snippet is not one such class."""
+    ends = [i for i, l in enumerate(snip) if l.strip()]
+    if not ends:
+        return None
+    first, last = ends[0], ends[-1]
+    while first < last and is_marker(snip[first]) and _indent(snip[first]) == 0:
+        first += 1
+    while last > first and is_marker(snip[last]) and _indent(snip[last]) == 0:
+        last -= 1
+    body = snip[first:last + 1]
+    inner = [i for i, l in enumerate(body) if is_marker(l)]
+    if not inner or min(_indent(body[i]) for i in inner) <= _indent(body[0]):
+        return None
+    kept = [i for i in range(len(body)) if i not in set(inner)]
+    parsed = fragment_defs(lang, [body[i] for i in kept], frozenset(l.strip() for l in orig))
+    if not parsed or len(parsed) != 1 or not parsed[0].members:
+        return None
+    for m in parsed[0].members:                    # shown before any marker: a new member goes first
+        m.first = not any(i < kept[m.comment_start] for i in inner)
+    try:
+        edits, unplaced = def_edits(lang, orig, collect_defs(lang, orig), parsed, None)
+    except (MergeRefused, _NotByName):
+        return None                                # the fragments on their own may still apply
+    return None if unplaced else edits
+
+
+def claims(lang, orig: list[str], parsed_all: list) -> dict[int, list[tuple[int, int]]]:
+    """The original lines each fragment of whole definitions will replace by name (fragment index
+    -> [start, end) ranges): a fragment anchored by its lines before it must not take them."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    originals = None
+    for j, parsed in enumerate(parsed_all):
+        if not parsed:
+            continue
+        originals = originals if originals is not None else collect_defs(lang, orig)
+        try:
+            fe, _ = def_edits(lang, orig, originals, parsed, None)
+        except (MergeRefused, _NotByName):
+            continue
+        out[j] = [(a, b) for a, b, _ in fe if a < b]
+    return out
+
+
+def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], pos: int | None):
+    """Edits replacing the original definitions named in `parsed`; new ones placed beside them.
+    `pos`: the line after the previous fragment (a method shown without its class is looked for in
+    the class that fragment ended in)."""
+    edits: list[tuple[int, int, list[str]]] = []
+    unplaced: list[Def] = []
+    matches: list[Def | None] = []
+    for d in parsed:
+        same = [o for o in originals if o.key == d.key and o.indent_text == d.indent_text]
+        cands = [o for o in same if o.parent == d.parent]
+        if not cands and d.parent is None:        # a method shown without its class
+            cands = same
+            if pos is not None:                    # ... in the class the previous fragment ended in
+                cands = [o for o in same if o.scope and o.scope[0] < pos <= o.scope[1] + 1] or same
+        if len(cands) > 1:
+            cands = _most_alike(orig, cands, d)
+        if len(cands) > 1:
+            raise MergeRefused(f"definition `{d.name}` matches more than one place in the file")
+        if len(cands) == 1 and d.parent is None and cands[0].parent is not None and not _alike(orig, cands[0], d):
+            raise MergeRefused(f"definition `{d.name}` is shown without its class and does not look like "
+                               f"`{cands[0].parent}.{d.name}` of the file")
+        if not cands and any(o.key == d.key for o in originals):
+            raise MergeRefused(f"definition `{d.name}` is at a different place or indentation in the file")
+        matches.append(cands[0] if cands else None)
+    for i, (d, o) in enumerate(zip(parsed, matches)):
+        if o is not None:
+            h = _header_line(orig, o, d) if d.members is not None and o.members is not None else None
+            if h is not None:
+                sub, lost = def_edits(lang, orig, originals, d.members, None)
+                for nd in lost:                    # new members go at the end of the class body
+                    if nd.first and o.members:     # ... or at its start: shown before any marker
+                        at = o.members[0].comment_start if lang.indent_blocks else \
+                            next(j for j in range(h, o.end + 1) if orig[j].rstrip().endswith("{")) + 1
+                        edits.append((at, at, nd.text + [""]))
+                        continue
+                    at = o.end if orig[o.end].strip() in ("}", "};") else o.end + 1
+                    edits.append((at, at, [""] + nd.text))
+                edits.extend(sub)
+                continue
+            if o.members and d.members is not None:
+                lost_names = [m.name for m in o.members if m.key not in {n.key for n in d.members}]
+                if lost_names:
+                    raise MergeRefused(f"`{d.name}` in the snippet omits `{'`, `'.join(lost_names[:3])}` of the "
+                                       "file: show them or mark them with `... existing code ...`")
+            if lang.indent_blocks and _cut_short(orig, o, d):
+                raise _NotByName()
+            start = o.start               # the snippet's comments replace as many lines right above
+            if d.has_comment:
+                same_first = [q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])]
+                start = same_first[0] if same_first else max(o.comment_start, o.start - (d.start - d.comment_start))
+            elif lang.indent_blocks and orig[o.start].lstrip().startswith("@") and \
+                    not d.text[0].lstrip().startswith("@"):   # decorators the snippet leaves out stay
+                start = next((q for q in range(o.start, o.end + 1) if _indent(orig[q]) == _indent(orig[o.start])
+                              and orig[q].lstrip().startswith(("def ", "async def ", "class "))), o.start)
+            edits.append((start, o.end + 1, d.text))
+            continue
+        prev = next((m for m in reversed(matches[:i]) if m is not None), None)
+        after = next((m for m in matches[i + 1:] if m is not None), None)
+        gap = [""] * (2 if lang.name == "python" and not d.indent_text else 1)
+        if i and matches[i - 1] is not None:               # as many blank lines as the snippet has
+            gap = [""] * (d.comment_start - parsed[i - 1].end - 1)
+        if prev is not None:
+            edits.append((prev.end + 1, prev.end + 1, gap + d.text))
+        elif after is not None:
+            edits.append((after.comment_start, after.comment_start, d.text + gap))
+        else:
+            unplaced.append(d)
+    return edits, unplaced
+
+
+_SELF = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(self|cls)\b", re.S)
+
+
+def _alike(orig: list[str], o: Def, d: Def) -> bool:
+    """A Python method (`self`/`cls` first) is not replaced by a function without them: that is
+    more likely a nested function of the same name."""
+    def method(lines: list[str]) -> bool:
+        at = next((i for i, l in enumerate(lines) if re.match(r"\s*(?:async\s+)?def\s", l)), 0)
+        return bool(_SELF.match("\n".join(lines[at:at + 12])))
+    return not o.indent_text or not method(orig[o.comment_start:o.end + 1]) or method(d.text)
+
+
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def _likeness(orig: list[str], o: Def, d: Def) -> float:
+    """How alike two definitions are, token by token (a short function whose every line changed
+    is still most like its old self)."""
+    return difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(orig[o.comment_start:o.end + 1])),
+                                   _TOKEN.findall("\n".join(d.text)), autojunk=False).ratio()
+
+
+def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
+    """The one candidate clearly most like the snippet's definition (a method shown without its
+    class, in a file where several classes have it), else all of them."""
+    scores = sorted(((_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
+    (best, i), (second, _) = scores[0], scores[1]
+    return [cands[i]] if best >= ALIKE and best - second >= ALIKE_MARGIN else cands
+
+
+def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
+    """A Python definition that parses but may be only the start of the original one (Python parses
+    `if a:` without its `else`): it ends on lines found in the middle of the original, or it is the
+    original's first lines (more than the header) plus fewer new lines than it leaves out."""
+    last, O, S = d.text[-1], orig[o.start:o.end + 1], d.text[d.start - d.comment_start:]
+    if any(l.strip() and any(_same(l, x) for x in O[1:]) for l in d.trailing):
+        return True                   # it goes on with comments from inside the original's body
+    k = 0
+    while k < min(len(O), len(S)) and _same(O[-1 - k], S[-1 - k]):
+        k += 1
+    if k:                             # ends like the original: cut short only if that ending recurs in it
+        return any(all(_same(O[q + t], S[len(S) - k + t]) for t in range(k)) for q in range(len(O) - k))
+    if re.search(r"\w", last):
+        mid = [q for q in range(len(O) - 1) if _same(O[q], last)]
+        later = {x.strip() for x in O[mid[-1] + 1:] if re.search(r"\w", x)} - \
+            {x.strip() for x in O[:mid[-1] + 1]} if mid else set()
+        if mid and not any(l.strip() in later for l in S[:-1]):
+            return True               # (it shows lines found only after that place: the line moved)
+    else:                             # a lone `)` or `]` recurs anywhere: its line before must too
+        tail = [l for l in S if l.strip()][-2:]
+        if len(tail) == 2 and any(_same(O[q], tail[0]) and _same(O[q + 1], tail[1]) for q in range(len(O) - 2)):
+            return True
+    p = 0
+    while p < min(len(O), len(S)) and _same(O[p], S[p]):
+        p += 1
+    dropped = [l for l in O[p:] if l.strip() and not any(_same(l, x) for x in S)]
+    added = [l for l in S[p:] if l.strip()]
+    ends_alike = bool(added) and difflib.SequenceMatcher(
+        None, added[-1].strip(), next((l for l in reversed(O) if l.strip()), "").strip(), autojunk=False).ratio() >= 0.6
+    return p >= 2 and len(dropped) > max(1, len(added)) and not ends_alike   # a shorter version ends as the old did
+
+
+def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
+    """The original class's line that the snippet's class starts with (decorators of the original
+    it does not show skipped), when the snippet's class adds nothing outside its member
+    definitions; else None."""
+    inside = {l.strip() for l in orig[o.comment_start:o.end + 1]}
+    cov = {j for m in d.members or () for j in range(m.comment_start, m.end + 1)}
+    rest = [l.strip() for j, l in enumerate(d.text, d.comment_start) if j not in cov]
+    if not all(l in inside for l in rest):
+        return None
+    head = d.text[d.start - d.comment_start]
+    stop = o.members[0].comment_start if o.members else o.end
+    return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)

@@ -1,0 +1,137 @@
+"""Deletions by omission (apply's merge): the file's lines before the snippet's first line (after
+its last) when it has no marker there, and lines left out between two shown lines; each reported
+as a `Deletion` with the definitions it removes."""
+from __future__ import annotations
+
+import difflib
+import re
+
+from redraft.engine.apply.anchors import same as _same
+from redraft.engine.apply.definitions import Def, collect_defs
+from redraft.engine.apply.result import Deletion, MergeRefused
+
+__all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
+
+
+FIRST_WHY = "no marker before the snippet's first line"
+LAST_WHY = "no marker after the snippet's last line"
+INSIDE_WHY = "not shown between two lines of the snippet"
+
+
+def _shown_before(orig: list[str], s: int, first: list[str], head: str) -> tuple[int, list[str]] | None:
+    """A fragment of definitions that shows lines of the file before its first definition (edited
+    at `s`, its text starting with `head`): (where those lines start in the file, the fragment's
+    lines before `head`), the region [start, s) that they replace; None if not so."""
+    q = next((q for q in range(len(first)) if _same(first[q], head)), None)
+    if not q:
+        return None
+    t = next((t for t in range(s - 1, max(-1, s - 1 - 4 * len(first) - 20), -1) if _same(orig[t], first[0])), None)
+    return None if t is None else (t, first[:q])
+
+
+def _shown_after(orig: list[str], e: int, final: list[str], tail: str, last: int) -> tuple[int, list[str]] | None:
+    q = next((q for q in range(len(final) - 1, -1, -1) if _same(final[q], tail)), None)
+    if q is None or q == len(final) - 1:
+        return None
+    t = next((t for t in range(e, min(last + 1, e + 4 * len(final) + 20)) if _same(orig[t], final[-1])), None)
+    return None if t is None else (t + 1, final[q + 1:])
+
+
+def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = ()):
+    """The edits, the first one reaching back to the file's first line (at_start) and the last one
+    on to its last non-blank line (at_end); and those edge ranges [start, end) that are deleted.
+    `first` / `final`: the first and the last fragment's lines (a fragment of definitions may show
+    lines of the file before its first definition or after its last: those stay)."""
+    edits = sorted(edits, key=lambda e: (e[0], e[1]))
+    edge: list[tuple[int, int, str]] = []
+    if not edits:
+        return [x for x in edits if x[0] < x[1] or x[2]], edge
+    if at_start and edits[0][0] > 0 and first and edits[0][2] and not _same(edits[0][2][0], first[0]):
+        got = _shown_before(orig, edits[0][0], list(first), edits[0][2][0])
+        if got is not None:
+            edits.insert(0, (got[0], edits[0][0], got[1]))
+    if at_end and final and edits[-1][2] and not _same(edits[-1][2][-1], final[-1]):
+        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1],
+                           max((j for j, l in enumerate(orig) if l.strip()), default=-1))
+        if got is not None:
+            edits.append((edits[-1][1], got[0], got[1]))
+    if at_start and edits[0][0] > 0:
+        s, e, lines = edits[0]
+        edge.append((0, s, FIRST_WHY))
+        edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
+    last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    s, e, lines = edits[-1]
+    if at_end and e <= last:
+        edge.append((e, last + 1, LAST_WHY))
+        if s == e:
+            edits[-1] = (s, last + 1, lines)
+        else:
+            edits.append((e, last + 1, []))
+    return [x for x in edits if x[0] < x[1] or x[2]], edge
+
+
+def _kind(line: str) -> str:
+    m = re.match(r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:abstract\s+)?"
+                 r"(def|class|function|fn|func|struct|impl|enum|trait|interface|type|mod|const|let|var)\b", line)
+    if not m:
+        return "definition"
+    return {"def": "function", "fn": "function", "func": "function", "mod": "module"}.get(m.group(1), m.group(1))
+
+
+def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Deletion]:
+    """Every run of original lines the edits drop with nothing in their place (blank lines at its
+    ends aside), with the definitions wholly inside it.  A definition deleted at the file's start
+    or end whose name the snippet still uses is refused: the snippet more likely left out a marker
+    than deleted what it uses."""
+    ranges: list[tuple[int, int, str]] = []
+    for s, e, lines in edits:
+        if s == e:
+            continue
+        why = next((w for a, b, w in edge if a == s and b == e), None)
+        if why is not None:
+            ranges.append((s, e, why))
+            continue
+        if not lines:
+            ranges.append((s, e, INSIDE_WHY))
+            continue
+        sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], [l.strip() for l in lines], autojunk=False)
+        for tag, i1, i2, _, _ in sm.get_opcodes():
+            if tag == "delete":
+                ranges.append((s + i1, s + i2, INSIDE_WHY))
+    out: list[Deletion] = []
+    defs = None
+    for a, b, why in sorted(ranges):
+        while a < b and not orig[a].strip():
+            a += 1
+        while b > a and not orig[b - 1].strip():
+            b -= 1
+        if a >= b:
+            continue
+        if defs is None:
+            defs = _all_defs(collect_defs(lang, orig))
+        inside = [d for d in defs if a <= d.start and d.end < b]
+        gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
+        names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
+        if why != INSIDE_WHY:
+            used = next((d for d in gone if re.search(rf"(?<![\w$]){re.escape(d.name)}(?![\w$])", shown)), None)
+            if used is not None:
+                raise MergeRefused(f"would delete `{used.name}` (lines {used.start + 1}-{used.end + 1}), which the "
+                                   f"snippet uses, because there is {why}; end the snippet with "
+                                   "`... existing code ...` to keep it")
+        out.append(Deletion(a + 1, b, why, list(dict.fromkeys(names))))
+    return out
+
+
+def _header(orig: list[str], d: Def) -> str:
+    """The definition's own line, past decorators and attributes."""
+    return next((orig[q] for q in range(d.start, d.end + 1)
+                 if orig[q].strip() and not orig[q].lstrip().startswith(("@", "#[", "//", "#"))), orig[d.start])
+
+
+def _all_defs(defs: list[Def]) -> list[Def]:
+    out: list[Def] = []
+    for d in defs:
+        out.append(d)
+        if d.members:
+            out.extend(_all_defs(d.members))
+    return out

@@ -1,0 +1,220 @@
+"""Where each fragment of a lazy snippet goes (apply's merge): by name when it is whole
+definitions (by_name), else by its lines (anchors), with new lines at a fragment's edge anchored
+by the fragment's other lines."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from redraft.engine.apply.anchors import _HEADER, Ambiguous, anchor, same as _same
+from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
+from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
+from redraft.engine.apply.markers import is_marker
+from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
+
+__all__ = ["Frag", "split", "plan"]
+
+
+def _first_line(lines: list[str]) -> str:
+    for l in lines:
+        if l.strip():
+            return l.strip()[:80]
+    return ""
+
+
+@dataclass
+class Frag:
+    lines: list[str]                  # from the first to the last non-blank line
+    marker_before: int | None         # indentation of the marker before it, None if none
+    marker_after: int | None
+    blank_after: int = 0              # blank lines between its last line and the marker after it
+
+
+def split(snippet: list[str]) -> list[Frag]:
+    frags: list[Frag] = []
+    cur: list[str] = []
+    before: int | None = None
+
+    def flush(after: int | None) -> None:
+        nonlocal cur
+        nb = [i for i, l in enumerate(cur) if l.strip()]
+        if nb:
+            frags.append(Frag(cur[nb[0]:nb[-1] + 1], before, after, len(cur) - 1 - nb[-1]))
+        cur = []
+
+    for line in snippet:
+        if is_marker(line):
+            flush(_indent(line))
+            before = _indent(line)
+        else:
+            cur.append(line)
+    flush(None)
+    return frags
+
+
+def plan(lang, orig: list[str], frags: list[Frag], view: bool = False) -> list[tuple[int, int, list[str]]]:
+    edits: list[tuple[int, int, list[str]]] = []
+    pos = 0                               # anchored fragments must start at or after this line
+    originals: list[Def] | None = None
+    known = frozenset(l.strip() for l in orig)
+    parsed_all = [_fragment_defs(lang, f, known) for f in frags]
+    claims = _claims(lang, orig, parsed_all)
+    for i, f in enumerate(frags):
+        nxt = frags[i + 1] if i + 1 < len(frags) else None
+        base = min(_indent(l) for l in f.lines if l.strip())
+        parsed = parsed_all[i]
+        if parsed is not None:
+            if originals is None:
+                originals = collect_defs(lang, orig)
+            try:
+                fe, unplaced = _def_edits(lang, orig, originals, parsed, pos if i > 0 else None)
+            except _NotByName:
+                parsed = None
+        if parsed is not None and unplaced and not fe and _anchors_by_lines(orig, f.lines, pos):
+            parsed = None                 # not a new definition: one nested in a body, found by its lines
+        no_anchor = None
+        if parsed is not None and unplaced and not fe and not unplaced[0].method and not (
+                f.marker_before is not None and f.marker_after is None and nxt is None) and \
+                sum(1 for d in unplaced for l in d.text if l.strip()) < sum(1 for l in f.lines if l.strip()):
+            no_anchor = f"cannot place new definition `{unplaced[0].name}`: no anchor"
+            parsed = None                 # shown lines of the file around it may anchor it
+        if parsed is not None:
+            if unplaced:
+                if fe or unplaced[0].method or not (f.marker_before is not None and f.marker_after is None
+                                                    and nxt is None):
+                    raise MergeRefused(f"cannot place new definition `{unplaced[0].name}`: no anchor")
+                sep = [""] * (2 if lang.name == "python" and base == 0 else 1)
+                lines = [l for d in unplaced for l in sep + d.text]
+                fe = [(len(orig), len(orig), lines if orig else lines[len(sep):])]
+            edits.extend(fe)
+            pos = max([pos] + [e for _, e, _ in fe])
+            continue
+        args = dict(pos=pos, marker_before=f.marker_before if i > 0 else None, marker_after=f.marker_after,
+                    name=f"fragment `{_first_line(f.lines)}`",
+                    avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
+        try:
+            a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
+                          at_end=nxt is None and f.marker_after is None, **args)
+        except Ambiguous as e:
+            if "line is not in the file" not in str(e) and ("which the snippet does not show" not in str(e) or
+                                                            f.marker_before is None and f.marker_after is None):
+                raise MergeRefused(str(e)) from None
+            try:
+                a, b = _edge_anchor(lang, orig, f.lines, args)
+            except _NoEdge:
+                raise MergeRefused(no_anchor or str(e)) from None
+            except Ambiguous as e2:
+                raise MergeRefused(str(e2)) from None
+            if f.blank_after and f.marker_after is not None and not _same(orig[b], f.lines[-1]) and \
+                    b + 1 < len(orig) and orig[b + 1].strip():
+                edits.append((a, b + 1, list(f.lines) + [""] * min(f.blank_after, 2)))   # new lines, then the
+                pos = b + 1                                                              # snippet's blank line
+                continue
+        edits.append((a, b + 1, list(f.lines)))
+        pos = b + 1
+    return edits
+
+
+class _NoEdge(Exception):
+    """No part of the fragment anchors it with new lines at its edge."""
+
+
+def _enough(orig: list[str], part: list[str]) -> bool:
+    """Lines that can anchor a fragment whose other lines are new: two with words in them, or a
+    definition's header line."""
+    words = [l for l in part if re.search(r"\w", l)]
+    return len(words) >= 2 or (len(words) == 1 and bool(_HEADER.match(words[0])))
+
+
+def _complete(lang, new: list[str]) -> bool:
+    """The new lines at the fragment's edges parse on their own (dedented): whole definitions or
+    statements, not the start of one cut off by the marker."""
+    nb = [l for l in new if l.strip()]
+    if not nb:
+        return True
+    cut = min(_indent(l) for l in nb)
+    body = "\n".join(l[cut:] for l in new) + "\n"
+    if _error_count(lang, body) == 0:
+        return True
+    wrap = {"javascript": "class X {", "typescript": "class X {", "rust": "impl X {", "go": "type X struct {"}
+    return lang.name in wrap and _error_count(lang, f"{wrap[lang.name]}\n{body}}}\n") == 0   # class members
+
+
+def _defines(new: list[str]) -> bool:
+    """The new lines start a definition or an import (a decorator, a doc comment or attribute first):
+    new lines at a fragment's edge are a new function, method, class or import, not statements cut
+    off a body."""
+    for l in new:
+        t = l.strip()
+        if t.startswith(("@", "#[")):
+            return True               # a decorator or an attribute: a definition follows
+        if not t or t.startswith(("///", "//", "/*", "*", "#")):
+            continue
+        return bool(_HEADER.match(l)) or bool(re.match(
+            r"\s*(?:(?:export\s+)?(?:pub\s+)?(?:const|let|var|type|static)\s+\w+|import\b|from\s+\S+\s+import\b|use\s)", l))
+    return False
+
+
+def _run(orig: list[str], lines: list[str], pos: int, back: bool = False) -> int:
+    """The longest run of the fragment's first lines (its last ones, `back`) found together in the
+    file after `pos`."""
+    best = 0
+    for j in range(pos, len(orig)):
+        k = 0
+        while k < len(lines) and pos <= (j - k if back else j + k) < len(orig) and \
+                _same(orig[j - k if back else j + k], lines[k]):
+            k += 1
+        best = max(best, k)
+    return best if best < len(lines) else 0
+
+
+def _found(orig: list[str], line: str, pos: int) -> bool:
+    return bool(re.search(r"\w", line)) and any(_same(o, line) for o in orig[pos:])
+
+
+def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[int, int]:
+    """(head, tail) of the region for a fragment that opens and/or closes with new lines (a new
+    function written before an existing one whose first lines it shows, a new method after a class
+    header, a new function after the lines that end the previous one): the fragment's first line
+    found in the file after the previous fragment starts the shown part, its last found line ends
+    it; the shown part anchors as a fragment of its own, and the new lines go before or after it.
+    _NoEdge when no such part anchors; Ambiguous when the shown part fits several places."""
+    n = len(lines)
+    pos = args["pos"]
+    k = next((k for k in range(n) if _found(orig, lines[k], pos)), None)
+    if k is None:
+        raise _NoEdge()
+    m = next(m for m in range(n, k, -1) if _found(orig, lines[m - 1], pos))
+    p, q = _run(orig, lines, pos), _run(orig, lines[::-1], pos, back=True)
+    for lo, hi in ((0, p), (n - q, n), (k, m), (k, n), (0, m)):
+        while lo < hi and not lines[lo].strip():
+            lo += 1
+        while hi > lo and not lines[hi - 1].strip():
+            hi -= 1             # blank lines between the shown part and the new lines are the new lines'
+        if hi - lo < 1:
+            continue
+        part = lines[lo:hi]
+        if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]) or \
+                not _defines(lines[:lo] + lines[hi:]):
+            continue
+        try:
+            return anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
+        except Ambiguous as e:
+            if "line is not in the file" not in str(e):
+                raise
+    raise _NoEdge()
+
+
+def _fragment_defs(lang, f: Frag, known) -> list[Def] | None:
+    """The fragment as whole definitions, or None (also when a marker inside it is indented deeper
+    than the fragment: it elides part of a body)."""
+    base = min(_indent(l) for l in f.lines if l.strip())
+    if any(m is not None and m > base for m in (f.marker_before, f.marker_after)):
+        return None
+    return fragment_defs(lang, f.lines, known)
+
+
+def _anchors_by_lines(orig: list[str], lines: list[str], pos: int) -> bool:
+    """The fragment's first and last lines are both in the file after `pos` (a definition the
+    name index does not know, nested in a function's body, is anchored by its lines instead)."""
+    return any(_same(o, lines[0]) for o in orig[pos:]) and any(_same(o, lines[-1]) for o in orig[pos:])

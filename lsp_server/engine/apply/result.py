@@ -1,0 +1,46 @@
+"""What apply's merge answers: the result, the deletions it reports, its refusals."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Deletion", "MergeResult", "MergeRefused", "NotByName", "MAX_BYTES"]
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+@dataclass
+class Deletion:
+    """Original lines the merge deleted because the snippet omits them without a marker."""
+
+    start: int                        # first deleted line of the original (1-based)
+    end: int                          # last deleted line (1-based, inclusive)
+    why: str                          # "no marker before the snippet's first line", ...
+    definitions: list[str] = field(default_factory=list)   # "class `Foo` (lines 80-112)"
+
+    @property
+    def lines(self) -> int:
+        return self.end - self.start + 1
+
+    def summary(self) -> str:
+        """One line: `deleted 12 lines at 40-51 (no marker ...)`, and the definitions it removes."""
+        s = f"deleted {self.lines} line{'s' if self.lines != 1 else ''} at {self.start}-{self.end} ({self.why})"
+        return s + "".join(f"; removed {d}" for d in self.definitions)
+
+    def as_json(self) -> dict:
+        return {"start": self.start, "end": self.end, "lines": self.lines, "why": self.why,
+                "definitions": list(self.definitions), "summary": self.summary()}
+
+
+@dataclass
+class MergeResult:
+    ok: bool
+    text: str = ""
+    reason: str = ""
+    deletions: list[Deletion] = field(default_factory=list)   # what the snippet omitted without a marker
+
+
+class MergeRefused(Exception):
+    """A snippet that cannot be applied safely; the message is a one-line reason."""
+
+class NotByName(Exception):
+    """The fragment looks like definitions but must be anchored by lines (it looks cut short)."""
