@@ -198,7 +198,8 @@ def test_llm_ls_llamacpp_backend_posts_only_a_prompt(server, expected):
 
 
 def test_llama_cpp_routes_refuse_bad_input_with_a_reason(server):
-    for body, param in (({"input_extra": "util.py"}, "input_extra"), ({"input_extra": [{"filename": "a"}]}, "input_extra"),
+    for body, param in (({"input_extra": "util.py"}, "input_extra"),
+                        ({"input_extra": [{"filename": "a"}]}, "input_extra"),
                         ({"n_predict": "many"}, "n_predict"), ({"input_prefix": 3}, "input_prefix"),
                         ({"stream": "yes"}, "stream")):
         r = httpx.post(f"{server}/infill", json=body, timeout=10)

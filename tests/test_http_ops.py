@@ -84,7 +84,8 @@ def test_every_route_but_health_needs_a_known_key(ops):
     assert httpx.get(f"{base}/v1/models").status_code == 401
     assert httpx.get(f"{base}/v1/models", headers=auth(ops["alice"] + "x")).status_code == 401
     assert httpx.get(f"{base}/metrics").status_code == 401
-    assert httpx.get(f"{base}/api/tags").json() == {"error": "missing or wrong API key: send `Authorization: Bearer <key>`"}
+    assert httpx.get(f"{base}/api/tags").json() == {
+        "error": "missing or wrong API key: send `Authorization: Bearer <key>`"}
     assert httpx.get(f"{base}/v1/models", headers=auth(ops["alice"])).status_code == 200
 
 

@@ -222,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         if not keys:
             print(f"no keys in {path}")
         for k in keys:
-            limits = "" if k.rate is None else f"  rate {k.rate:g}/s" + ("" if k.burst is None else f" burst {k.burst:g}")
+            limits = "" if k.rate is None else f"  rate {k.rate:g}/s"
+            limits += "" if k.burst is None else f" burst {k.burst:g}"
             print(f"{k.name}  created {k.created or '?'}{limits}")
         return 0
     if a.cmd == "revoke":

@@ -89,7 +89,8 @@ class Metrics:
                 out.append(f"redraft_http_request_duration_seconds_sum{_labels(route=route)} {_num(h[-1])}")
             family("redraft_http_in_flight", "gauge", "Requests being answered now.")
             out.append(f"redraft_http_in_flight {self.in_flight}")
-            family("redraft_tokens_total", "counter", "Tokens in prompts and completions (estimated, ~4 characters a token).")
+            family("redraft_tokens_total", "counter",
+                   "Tokens in prompts and completions (estimated, ~4 characters a token).")
             for kind, n in self.tokens.items():
                 out.append(f"redraft_tokens_total{_labels(kind=kind)} {n}")
             family("redraft_rate_limited_total", "counter", "Requests refused by their key's rate limit (429).")

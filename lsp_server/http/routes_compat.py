@@ -148,7 +148,8 @@ class Compat:
         stream = body.get("stream", False)
         if not isinstance(stream, bool):
             raise ApiError(400, "stream must be true or false", param="stream")
-        effort, max_tokens, stops = self.api.options(body, max_tokens=MAX_CANVAS if n_predict < 0 else max(1, n_predict))
+        cap = MAX_CANVAS if n_predict < 0 else max(1, n_predict)
+        effort, max_tokens, stops = self.api.options(body, max_tokens=cap)
         p_tokens = (len(prefix) + len(suffix) + 3) // 4
 
         def final(text: str, content: str, stop_word: str = "") -> dict[str, Any]:
@@ -189,9 +190,10 @@ class Compat:
                     elif kind == "final":
                         cut = _cut(text, stops)
                         if cut:
-                            yield "data: " + json.dumps({"index": 0, "content": cut, "tokens": [], "stop": False,
-                                                         "id_slot": 0, "tokens_predicted": (len(cut) + 3) // 4,
-                                                         "tokens_evaluated": final("", "")["tokens_evaluated"]}) + "\n\n"
+                            chunk = {"index": 0, "content": cut, "tokens": [], "stop": False, "id_slot": 0,
+                                     "tokens_predicted": (len(cut) + 3) // 4,
+                                     "tokens_evaluated": final("", "")["tokens_evaluated"]}
+                            yield "data: " + json.dumps(chunk) + "\n\n"
                         yield "data: " + json.dumps(final(cut, "")) + "\n\n"
         return events()
 
