@@ -187,6 +187,31 @@ async def test_deletions_are_in_the_answer_and_the_setting_keeps_them(client: La
         configure(client, {"redraft": {"apply": {"deleteUnmarked": True}}})
 
 
+async def test_deletions_wait_for_the_editors_confirmation(client: LanguageClient):
+    """`confirmDeletions`: a merge that deletes unshown lines sends nothing and answers
+    needsConfirmation with the deletions; the same request without it applies them, and
+    `deleteUnmarked: false` in the request keeps them.  A merge that deletes nothing applies at once."""
+    uri = "file:///confirm.py"
+    open_doc(client, uri, DEPRECATED, version=1)
+    sent = len(client.recorder.received)
+    summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 1, "confirmDeletions": True})
+    assert summary["applied"] is False and summary["needsConfirmation"] is True
+    assert [d["summary"] for d in summary["deletions"]] == [
+        "deleted 3 lines at 17-19 (no marker after the snippet's last line); removed class `Old` (lines 17-19)"]
+    assert len(client.recorder.received) == sent                    # nothing sent to the editor
+    kept = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 1, "deleteUnmarked": False})
+    assert kept["applied"] and kept["deletions"] == [] and "needsConfirmation" not in kept
+    edit = client.recorder.received[-1].edit.document_changes[0]
+    assert applied(DEPRECATED, edit.edits, "utf-16") == merge(DEPRECATED, SNIPPET, "python", delete_unmarked=False).text
+    open_doc(client, "file:///confirm2.py", DEPRECATED, version=1)
+    done = await apply_edit(client, {"uri": "file:///confirm2.py", "snippet": SNIPPET, "version": 1})
+    assert done["applied"] and len(done["deletions"]) == 1
+    open_doc(client, "file:///confirm3.py", ORIGINAL, version=1)
+    plain = await apply_edit(client, {"uri": "file:///confirm3.py", "snippet": SNIPPET, "version": 1,
+                                      "confirmDeletions": True})
+    assert plain["applied"] and plain["deletions"] == [] and "needsConfirmation" not in plain
+
+
 async def test_without_version_the_current_one_is_used(client: LanguageClient):
     uri = "file:///noversion.py"
     open_doc(client, uri, ORIGINAL, version=3)
@@ -246,6 +271,8 @@ async def test_merge_refusal_is_an_error_with_the_reason(client: LanguageClient)
     (({"uri": "file:///greet.py", "snippet": ["x"]},), '"snippet"'),
     (({"uri": "file:///greet.py", "snippet": "x", "version": "7"},), '"version"'),
     (({"uri": "file:///greet.py", "snippet": "x", "version": True},), '"version"'),
+    (({"uri": "file:///greet.py", "snippet": "x", "confirmDeletions": 1},), '"confirmDeletions"'),
+    (({"uri": "file:///greet.py", "snippet": "x", "deleteUnmarked": "no"},), '"deleteUnmarked"'),
     (({"uri": "file:///never-opened.py", "snippet": "x = 1\n"},), "is not open"),
     (({"uri": "file:///greet.py", "snippet": "x" * (2 * 1024 * 1024 + 1)},), "larger than 2 MB"),
 ])

@@ -1,6 +1,7 @@
 """`redraft.applyEdit`: merge a lazy edit snippet into an open document and have the client apply it.
 
-`workspace/executeCommand` `redraft.applyEdit` with `[{"uri": U, "snippet": S, "version"?: V}]`:
+`workspace/executeCommand` `redraft.applyEdit` with `[{"uri": U, "snippet": S, "version"?: V,
+"confirmDeletions"?: bool, "deleteUnmarked"?: bool}]`:
 
 * Bad arguments, a document the server does not have open, a snippet over `MAX_SNIPPET_BYTES`:
   InvalidParams (-32602). A `version` other than the document's current one: ContentModified
@@ -19,6 +20,11 @@
   end, or between two lines it shows) unless the setting `apply.deleteUnmarked` is false; each
   deletion is in the answer's `deletions`: {"start", "end" (1-based lines of the snapshot), "lines",
   "why", "definitions" (e.g. "class `Foo` (lines 80-112)"), "summary" (one line)}.
+  `"deleteUnmarked"` in the arguments overrides the setting for this request.
+* `"confirmDeletions": true` (the editors' apply commands): when the merge deletes such lines,
+  nothing is sent to the client and the answer is {"applied": false, "needsConfirmation": true,
+  ..., "deletions"}: the editor shows the deletions and, if the user keeps them, sends the request
+  again with `confirmDeletions` false (the same version: a document changed meanwhile is stale).
 * The answer: {"applied", "version", "hunks", "linesAdded", "linesRemoved", "deletions",
   "failureReason"?}, with
   `applied` as the client said (false, with a reason, if it answered an error, an answer that is no
@@ -51,6 +57,8 @@ class ApplyArgs:
     uri: str
     snippet: str
     version: int | None
+    confirm_deletions: bool = False
+    delete_unmarked: bool | None = None   # None: the setting's
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,12 @@ def parse_args(args: tuple[Any, ...]) -> ApplyArgs:
         raise _invalid(f"the snippet is larger than {MAX_SNIPPET_BYTES // (1024 * 1024)} MB")
     if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
         raise _invalid('"version" must be an integer')
-    return ApplyArgs(uri, snippet, version)
+    confirm, delete = arg.get("confirmDeletions", False), arg.get("deleteUnmarked")
+    if not isinstance(confirm, bool):
+        raise _invalid('"confirmDeletions" must be a boolean')
+    if delete is not None and not isinstance(delete, bool):
+        raise _invalid('"deleteUnmarked" must be a boolean')
+    return ApplyArgs(uri, snippet, version, confirm, delete)
 
 
 def _language(doc: Document) -> str:
@@ -141,8 +154,8 @@ class ApplyService:
         document_changes = bool(get_capability(caps, "workspace.workspace_edit.document_changes", False))
         loop = asyncio.get_running_loop()
         settings = getattr(ls, "settings", None)
-        p = await loop.run_in_executor(self.worker, plan, doc, a.snippet, ls.encoding, document_changes,
-                                       getattr(settings, "apply_delete_unmarked", True))
+        delete = getattr(settings, "apply_delete_unmarked", True) if a.delete_unmarked is None else a.delete_unmarked
+        p = await loop.run_in_executor(self.worker, plan, doc, a.snippet, ls.encoding, document_changes, delete)
         if p.reason:
             raise _failed(types.LSPErrorCodes.RequestFailed, f"cannot apply the snippet: {p.reason}")
         if self.docs.get(a.uri) is not doc:
@@ -152,6 +165,8 @@ class ApplyService:
                                "linesAdded": p.added, "linesRemoved": p.removed, "deletions": list(p.deletions)}
         if p.edit is None:
             return out  # the snippet changes nothing: nothing to send
+        if a.confirm_deletions and p.deletions:
+            return {**out, "applied": False, "needsConfirmation": True}   # the editor asks the user first
         params = types.ApplyWorkspaceEditParams(edit=p.edit, label=LABEL)
         try:
             answer = await asyncio.wait_for(ls.workspace_apply_edit_async(params), CLIENT_TIMEOUT_S)
