@@ -19,8 +19,6 @@ import pytest
 
 from test_http_api import PREFIX, ROOT, SUFFIX, free_port
 
-parser = pytest.importorskip("prometheus_client.parser")
-
 
 def keys(path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "redraft.http.keys", "--file", str(path), *args],
@@ -113,6 +111,7 @@ def test_a_key_over_its_rate_limit_gets_429_with_retry_after(ops):
 
 
 def test_metrics_parse_as_prometheus_text(ops):
+    parser = pytest.importorskip("prometheus_client.parser")        # the dev extra
     base, alice = ops["base"], ops["alice"]
     r = httpx.post(f"{base}/v1/completions", headers=auth(alice), timeout=60,
                    json={"model": "redraft", "prompt": PREFIX, "suffix": SUFFIX, "max_tokens": 16})
