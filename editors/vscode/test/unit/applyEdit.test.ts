@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { errorMessage, prepareApply, resultMessage, SERVER_APPLY_EDIT } from '../../src/applyEdit';
+import {
+  applyWithConfirmation, confirmation, errorMessage, KEEP_DELETIONS, KEEP_LINES, prepareApply, resultMessage,
+  SERVER_APPLY_EDIT, type Confirmation, type ExecuteCommandParams,
+} from '../../src/applyEdit';
 
 const LANGUAGES = ['python', 'rust'];
 const doc = { uri: 'file:///work/app.py', version: 12, languageId: 'python' };
@@ -66,4 +69,71 @@ test("the server's refusal is shown with its reason", () => {
   assert.equal(errorMessage({ code: -32801, message: 'refused as stale: try again' }).text, 'redraft: refused as stale: try again');
   assert.equal(errorMessage('boom').text, 'redraft: boom');
   assert.equal(errorMessage(new Error('')).text, 'redraft: the server gave no reason');
+});
+
+const DELETION = {
+  start: 17, end: 19, lines: 3, why: "no marker after the snippet's last line", definitions: ['class `Old` (lines 17-19)'],
+  summary: "deleted 3 lines at 17-19 (no marker after the snippet's last line); removed class `Old` (lines 17-19)",
+};
+const NEEDS = { applied: false, needsConfirmation: true, version: 12, hunks: 2, linesAdded: 1, linesRemoved: 4, deletions: [DELETION] };
+const APPLIED = { applied: true, version: 12, hunks: 2, linesAdded: 1, linesRemoved: 4, deletions: [DELETION] };
+const KEPT = { applied: true, version: 12, hunks: 1, linesAdded: 1, linesRemoved: 1, deletions: [] };
+
+/** A fake server (answers by the arguments) and a user who picks `choice`; records both sides. */
+function harness(choice: string | undefined, first: unknown = NEEDS) {
+  const sent: ExecuteCommandParams['arguments'][0][] = [];
+  const asked: Confirmation[] = [];
+  const deps = {
+    send: async (p: ExecuteCommandParams) => {
+      const a = p.arguments[0];
+      sent.push(a);
+      return a.confirmDeletions ? first : a.deleteUnmarked === false ? KEPT : APPLIED;
+    },
+    confirm: async (q: Confirmation) => { asked.push(q); return choice; },
+  };
+  const prepared = prepareApply(doc, '# ... existing code ...\nx = 2\n', LANGUAGES, true);
+  assert.ok(prepared.ok);
+  return { sent, asked, deps, params: prepared.params };
+}
+
+test('deletions are shown before anything changes: the lines, where, why and the definitions removed', () => {
+  const q = confirmation(NEEDS);
+  assert.equal(q.message, 'redraft: the snippet deletes 3 lines it does not show, removing class `Old` (lines 17-19). Apply it?');
+  assert.ok(q.detail.startsWith(DELETION.summary + '\n'));
+  assert.deepEqual(q.choices, [KEEP_DELETIONS, KEEP_LINES]);
+});
+
+test('apply and delete: the request is sent again without confirmDeletions; the message names the deletion', async () => {
+  const h = harness(KEEP_DELETIONS);
+  const { message, result } = await applyWithConfirmation(h.params, h.deps);
+  assert.deepEqual(h.sent.map((a) => [a.confirmDeletions, a.deleteUnmarked, a.version]), [[true, undefined, 12], [false, undefined, 12]]);
+  assert.equal(h.asked.length, 1);
+  assert.deepEqual(result, APPLIED);
+  assert.equal(message.text, `redraft: applied the snippet: 2 changes, +1 -4 lines. ${DELETION.summary}.`);
+});
+
+test('keep those lines: sent again with deleteUnmarked false', async () => {
+  const h = harness(KEEP_LINES);
+  const { message } = await applyWithConfirmation(h.params, h.deps);
+  assert.deepEqual(h.sent.map((a) => [a.confirmDeletions, a.deleteUnmarked]), [[true, undefined], [false, false]]);
+  assert.equal(message.text, 'redraft: applied the snippet: 1 change, +1 -1 lines.');
+});
+
+test('cancel: nothing more is sent and nothing is applied', async () => {
+  const h = harness(undefined);
+  const { message } = await applyWithConfirmation(h.params, h.deps);
+  assert.equal(h.sent.length, 1);
+  assert.deepEqual(message, { level: 'info', text: 'redraft: cancelled; the snippet was not applied.' });
+});
+
+test('without deletions the first answer is the result: no question', async () => {
+  const h = harness(KEEP_DELETIONS, KEPT);
+  const { message } = await applyWithConfirmation(h.params, h.deps);
+  assert.equal(h.sent.length, 1);
+  assert.equal(h.asked.length, 0);
+  assert.equal(message.text, 'redraft: applied the snippet: 1 change, +1 -1 lines.');
+  const refused = { ...h.deps, send: async () => { throw new Error('cannot apply the snippet: x'); } };
+  assert.deepEqual((await applyWithConfirmation(h.params, refused)).message,
+    { level: 'error', text: 'redraft: cannot apply the snippet: x' });
+  assert.match(resultMessage(NEEDS).text, /not applied: it deletes lines it does not show: deleted 3 lines at 17-19/);
 });
