@@ -217,6 +217,46 @@ def test_apply_clipboard_merges_a_register_into_the_buffer(session):
         nv.lua("vim.notify = _G.redraft_notify")
 
 
+DELETING_SOURCE = APPLY_SOURCE + "\n\nclass Old:\n    pass\n"
+ASK = """_G.redraft_asked = {}
+vim.fn.confirm = function(msg, choices) table.insert(_G.redraft_asked, msg .. '|' .. choices) return _G.redraft_choice end"""
+
+
+def test_apply_clipboard_asks_before_deleting_unshown_lines(session):
+    """Issue 43: a snippet with no marker after its last line deletes the buffer's old tail; the
+    summary is shown in confirm() before anything changes (the dialog itself is replaced by a
+    recorder: headless Neovim has no one to answer it).  Cancel changes nothing; "Keep those lines"
+    applies keeping them; "Apply and delete" applies the deletion."""
+    from redraft.engine.apply import merge
+
+    nv = session
+    nv.edit("deleting.py", DELETING_SOURCE)
+    nv.wait_attached()
+    snippet = f"{M}\ndef b():\n    x = 2\n    return x\n"
+    deleted = merge(DELETING_SOURCE, snippet, "python")
+    assert deleted.ok and [d.summary() for d in deleted.deletions] == [
+        "deleted 2 lines at 18-19 (no marker after the snippet's last line); removed class `Old` (lines 18-19)"]
+    buffer = lambda: "\n".join(nv.nv.current.buffer[:]) + "\n"  # noqa: E731
+    notes = lambda words: [n for n in nv.lua("return _G.redraft_notes") if words in n]  # noqa: E731
+    nv.lua(NOTES)
+    nv.lua(ASK)
+    nv.nv.funcs.setreg("a", snippet)
+    for choice, expected, words in ((3, DELETING_SOURCE, "cancelled"),
+                                    (2, merge(DELETING_SOURCE, snippet, "python", delete_unmarked=False).text, "+1 -1"),
+                                    (1, deleted.text, "removed class `Old`")):
+        nv.lua(f"_G.redraft_choice = {choice}")
+        asked = len(nv.lua("return _G.redraft_asked"))
+        nv.nv.command("RedraftApplyClipboard a")
+        wait_for(lambda: notes(words), f"the message after choice {choice}", 30)
+        [question] = nv.lua("return _G.redraft_asked")[asked:]
+        assert question.startswith("redraft: the snippet deletes 2 lines it does not show:\n  " +
+                                   deleted.deletions[0].summary()) and question.endswith("&Cancel")
+        wait_for(lambda: buffer() == expected, f"the buffer after choice {choice}", 10)
+        if choice == 2:
+            nv.nv.command("undo")
+    assert buffer() == deleted.text and "class Old" not in buffer()
+
+
 def test_vim_lsp_enable_with_only_the_lsp_config(tmp_path):
     """lsp/redraft.lua alone on 'runtimepath' (no plugin, no setup) and `redraft` on PATH."""
     rtp = tmp_path / "rtp"

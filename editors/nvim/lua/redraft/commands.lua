@@ -102,13 +102,32 @@ local function summary(result)
   elseif num('hunks') == 0 then
     return 'redraft: the snippet changes nothing in this buffer', vim.log.levels.INFO
   end
-  return ('redraft: applied the snippet: %s, +%d -%d lines'):format(plural(num('hunks'), 'change'),
-    num('linesAdded'), num('linesRemoved')), vim.log.levels.INFO
+  local msg = ('redraft: applied the snippet: %s, +%d -%d lines'):format(plural(num('hunks'), 'change'),
+    num('linesAdded'), num('linesRemoved'))
+  for _, d in ipairs(type(result.deletions) == 'table' and result.deletions or {}) do
+    if type(d) == 'table' and type(d.summary) == 'string' then msg = msg .. '; ' .. d.summary end
+  end
+  return msg, vim.log.levels.INFO
+end
+
+--- The question for an answer with needsConfirmation: each deletion ("deleted N lines at A-B
+--- (why); removed class `Foo` (lines ...)") on its own line, then the choices.
+local function question(result)
+  local lines, total = {}, 0
+  for _, d in ipairs(type(result.deletions) == 'table' and result.deletions or {}) do
+    if type(d) == 'table' and type(d.summary) == 'string' then
+      table.insert(lines, '  ' .. d.summary)
+      total = total + (type(d.lines) == 'number' and d.lines or 0)
+    end
+  end
+  return ('redraft: the snippet deletes %s it does not show:\n%s\n'):format(plural(total, 'line'),
+    table.concat(lines, '\n')) .. 'Apply it?'
 end
 
 --- Send the register's text to the server as a lazy edit snippet for the current buffer
 --- (redraft.applyEdit). The server merges it and sends the edit back as workspace/applyEdit,
 --- which Neovim's client applies; its answer is the summary shown here, or the reason it refused.
+--- When the merge would delete lines the snippet omits without a marker, confirm() shows them first.
 function C.applyclipboard(_, args)
   local reg = snippet_register(args and args.args)
   if vim.fn.strchars(reg) ~= 1 then
@@ -130,15 +149,31 @@ function C.applyclipboard(_, args)
   -- the version the client last sent (request() flushes pending changes first): a buffer that
   -- changes before the server has merged is refused as stale instead of being edited
   local version = vim.lsp.util.buf_versions[bufnr]
-  local params = { command = 'redraft.applyEdit',
-    arguments = { { uri = vim.uri_from_bufnr(bufnr), snippet = snippet, version = version } } }
-  util.request(client, 'workspace/executeCommand', params, function(err, result)
-    if err then
-      vim.notify('redraft: ' .. tostring(err.message or err), vim.log.levels.ERROR)
-    else
-      vim.notify(summary(result))
+  local arg = { uri = vim.uri_from_bufnr(bufnr), snippet = snippet, version = version, confirmDeletions = true }
+  local function send(done)
+    util.request(client, 'workspace/executeCommand', { command = 'redraft.applyEdit', arguments = { arg } },
+      function(err, result)
+        if err then
+          vim.notify('redraft: ' .. tostring(err.message or err), vim.log.levels.ERROR)
+        else
+          done(result)
+        end
+      end, bufnr)
+  end
+  -- deletions of lines the snippet leaves out without a marker are shown, and asked about, before
+  -- anything changes: apply and delete them, apply keeping them, or cancel
+  send(function(result)
+    if type(result) ~= 'table' or result.needsConfirmation ~= true then
+      return vim.notify(summary(result))
     end
-  end, bufnr)
+    local choice = vim.fn.confirm(question(result), '&Apply and delete\n&Keep those lines\n&Cancel', 3, 'Warning')
+    if choice ~= 1 and choice ~= 2 then
+      return vim.notify('redraft: cancelled; the snippet was not applied', vim.log.levels.INFO)
+    end
+    arg.confirmDeletions = false
+    if choice == 2 then arg.deleteUnmarked = false end
+    send(function(again) vim.notify(summary(again)) end)
+  end)
 end
 
 --- Ask for a next edit at the cursor now (also with `next_edit.enabled = false`).
