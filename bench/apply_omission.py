@@ -59,6 +59,7 @@ SOURCES = [
     ("heldout", "py/idna-3.3.tar.gz", "py/idna-3.7.tar.gz"),
     ("heldout", "py/MarkupSafe-2.0.1.tar.gz", "py/MarkupSafe-2.1.3.tar.gz"),
     ("heldout", "npm/commander-9.0.0.tgz", "npm/commander-9.5.0.tgz"),
+    ("heldout", "npm/mobx-6.6.2.tgz", "npm/mobx-6.10.2.tgz"),
 ]
 # (set, Debian archive) of Go and Rust sources, one release each
 SYNTHETIC = [

@@ -256,6 +256,19 @@ def test_deletion_between_shown_lines_is_reported(lang):
     assert [(d.start, d.end, d.why) for d in r.deletions] == [(i + 1, i + 1, "not shown between two lines of the snippet")]
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_imports_reordered_between_shown_lines(lang):
+    """Two imports swapped: the fragment shows the line before them and two after; nothing of the
+    file is deleted (the moved line is shown), so nothing is reported."""
+    ls = lines(lang)
+    i = next(i for i, l in enumerate(ls) if "fs" in l or "os" in l.split() or '"os"' in l)
+    k = next(k for k in range(i + 2, len(ls)) if ls[k].strip())          # the next line with text
+    snippet = text([mark(lang)] + ls[i - 1:i] + [ls[i + 1], ls[i]] + ls[i + 2:k + 1] + [mark(lang)])
+    r = ok(lang, snippet)
+    assert r.text == text(ls[:i] + [ls[i + 1], ls[i]] + ls[i + 2:])
+    assert r.deletions == []
+
+
 # --- new lines at a fragment's edge ------------------------------------------------------------
 
 NEW_FN = {

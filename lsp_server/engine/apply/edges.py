@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
@@ -94,10 +95,24 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         if not lines:
             ranges.append((s, e, INSIDE_WHY))
             continue
-        sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], [l.strip() for l in lines], autojunk=False)
-        for tag, i1, i2, _, _ in sm.get_opcodes():
-            if tag == "delete":
-                ranges.append((s + i1, s + i2, INSIDE_WHY))
+        new = [l.strip() for l in lines]
+        sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], new, autojunk=False)
+        ops = sm.get_opcodes()
+        moved = Counter(t for tag, _, _, j1, j2 in ops if tag in ("insert", "replace") for t in new[j1:j2] if t)
+        for tag, i1, i2, _, _ in ops:
+            if tag != "delete":
+                continue
+            run = None                # a line the fragment shows elsewhere moved: it is not deleted
+            for q in range(s + i1, s + i2 + 1):
+                t = orig[q].strip() if q < s + i2 else None
+                if t is not None and not (t and moved[t] > 0):
+                    run = q if run is None else run
+                    continue
+                if t:
+                    moved[t] -= 1
+                if run is not None:
+                    ranges.append((run, q, INSIDE_WHY))
+                    run = None
     out: list[Deletion] = []
     defs = None
     for a, b, why in sorted(ranges):
