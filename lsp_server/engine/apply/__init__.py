@@ -35,12 +35,13 @@ anchors (fragments by their lines), edges (deletions by omission); this one: mer
 
 import difflib
 
+from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.by_name import class_edits
 from redraft.engine.apply.definitions import _error_count, _indent
-from redraft.engine.apply.edges import deletions, edges
+from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
-from redraft.engine.apply.plan import plan, split
+from redraft.engine.apply.plan import plan as _plan, split as _split
 from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult
 from redraft.engine.syntax.languages import language_for
 
@@ -88,18 +89,22 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
         snip = match_indentation(orig, snip, lang.block_opener)
     except IndentMismatch as e:
         raise MergeRefused(str(e)) from None
-    frags = split(snip)
+    frags = _split(snip)
     if not frags:
         raise MergeRefused("snippet has only marker lines")
 
     # a snippet with a marker at the top level is a view of the whole file: where it has no marker
     # before its first line (after its last), the file's lines before (after) it are gone
     view = delete_unmarked and any(is_marker(l) and _indent(l) == 0 for l in snip)
-    edits = class_edits(lang, orig, snip) or plan(lang, orig, frags, view)
-    edits, edge = edges(orig, edits, view and frags[0].marker_before is None,
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view)
+    # ... and so is one with any marker whose first line, with no marker before it, is new: it
+    # starts at the file's new first line
+    opens = delete_unmarked and frags[0].marker_before is None and any(is_marker(l) for l in snip) and \
+        not any(_same(o, frags[0].lines[0]) for o in orig)
+    edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
-    dels = deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
+    dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
         raise MergeRefused("a marker line would remain in the result")

@@ -35,6 +35,7 @@ CAP = 3                           # a run counts up to this many lines at each e
 RUN = 3                           # weight of a region line in the fragment's leading / trailing run
 LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
 REPLACED = 0.5                    # ... and costs this much less than a dropped line
+ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 
 
 class Ambiguous(Exception):
@@ -155,25 +156,42 @@ def _kept(region: list[str], want: list[str]) -> set[int]:
     return kept
 
 
-def _agreement(orig: list[str], want: list[str], a: int, b: int) -> tuple[int, int]:
-    """(score, non-blank lines the region would drop) counting only lines that agree in order."""
+def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = ()) -> tuple[float, int]:
+    """(score, non-blank lines the region would drop) counting only lines that agree in order.
+    Unless the region drops a definition the fragment does not name: REPLACED for each dropped line
+    rewritten by a like new one (_replaced) and ONCE for each line of `once` the region takes in."""
     region = [l.strip() for l in orig[a:b + 1]]
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
-    return worth - (len(region) - len(kept)) + REPLACED * _replaced(region, want, kept) + RUN * _runs(orig, want, a, b), dropped
+    score = worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b)
+    if _drops_unnamed(region, want, kept):
+        return score, dropped
+    return score + REPLACED * _replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
+
+
+def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
+    shown = "\n".join(want)
+    for i, t in enumerate(region):
+        m = _HEADER.match(t) if i not in kept else None
+        ident = m and (m.group(1) or m.group(2))
+        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
+            return True
+    return False
+
+
+def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
+    """Where the fragment's lines with words that occur once in the file are (after `pos`): a region
+    that leaves one out keeps it there while the fragment brings it again, a doubled line."""
+    wanted = {t for t in want if _WORD.search(t)}
+    seen = Counter(t for t in (l.strip() for l in orig) if t in wanted)
+    return [j for j in range(pos, len(orig)) if seen.get(orig[j].strip()) == 1]
 
 
 def _replaced(region: list[str], want: list[str], kept: set[int]) -> int:
     """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
     line: a region that rewrites lines is as good as one that keeps them (not doubled in the file)."""
     new = list((Counter(t for t in want if _WORD.search(t)) - Counter(region[i] for i in kept)).elements())
-    shown = "\n".join(want)
-    for i, t in enumerate(region):    # not when it drops a definition the fragment does not name
-        m = _HEADER.match(t) if i not in kept else None
-        ident = m and (m.group(1) or m.group(2))
-        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
-            return 0
     n = 0
     for i, t in enumerate(region):
         if i in kept or not new or not _WORD.search(t):
@@ -187,21 +205,22 @@ def _replaced(region: list[str], want: list[str], kept: set[int]) -> int:
     return n
 
 
-def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]]):
+def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]], pos: int = 0):
     """(score, head, tail, dropped) of the candidates with the best in-order score, evaluated from
     the best upper bound (the multiset score) down until no other can reach the best found."""
     best, scored = None, []
-    slack = REPLACED * sum(1 for t in want if _WORD.search(t))     # the most _replaced can add
+    once = _shown_once(orig, want, pos) if len(cands) > 1 else []
+    slack = REPLACED * sum(1 for t in want if _WORD.search(t)) + ONCE * len(once)   # the most they can add
     for ub, a, b in sorted(cands, key=lambda c: -c[0]):
         if best is not None and ub + slack < best:
             break
-        score, dropped = _agreement(orig, want, a, b)
+        score, dropped = _agreement(orig, want, a, b, once)
         scored.append((score, a, b, dropped))
         best = score if best is None else max(best, score)
     return [t for t in scored if t[0] == best]
 
 
-def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str):
+def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str, pos: int = 0):
     """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
@@ -209,8 +228,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     want = [l.strip() for l in lines]
     strong = [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong else [c for c in cands if _framed(orig, want, c[1], c[2])]
-    top = _top(orig, lines, want, strong or weak or cands)
-    if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands)] != [top[0][1:3]]:
+    top = _top(orig, lines, want, strong or weak or cands, pos)
+    if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
@@ -375,7 +394,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
-    cands = _best(orig, lines, cands, name)
+    cands = _best(orig, lines, cands, name, pos)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
