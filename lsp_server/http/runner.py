@@ -11,6 +11,13 @@
   `should_stop` reads it between denoising steps.  `admit` takes a place in the queue at once
   (a streamed answer is admitted before its 200 is sent) and `run_admitted` does the work;
   `shutdown` sets every running job's event, so that the server stops within seconds.
+* Batched denoising (issue 46, `redraft.engine.batching`): when the runner loads its own engine
+  (the native model), up to `max_batch` requests run at once, each in its own worker thread on a
+  view of the engine, and their forward passes go through the model together, step by step (a
+  request joins at its next step and leaves when it is done; each has its own context cache,
+  effort and cancellation). `max_batch=1` (or REDRAFT_HTTP_MAX_BATCH=1) is the one-at-a-time
+  model thread.  A job whose client left before its turn is skipped.  The queue bound counts
+  every admitted request, running or waiting.
 * Work that is not the model's (reading large prompts, guessing a language, merging an apply) runs
   on `cpu_pool` (small requests) or `big_pool` (requests over `BIG` characters, one at a time, at
   most `max_big` waiting): never on the event loop, and a large request never holds up a small one.
@@ -20,6 +27,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 import weakref
@@ -32,6 +40,8 @@ BIG = 64 * 1024                 # characters: work on more runs on the pool for 
 BIG_DEADLINE = 12.0             # seconds a large job may run in the child process
 DEADLINE = 20.0                 # seconds from a request's arrival to its answer: the model stops
                                 # denoising then (and a request still waiting is refused)
+MAX_BATCH = 8                   # requests whose denoising steps share the model's passes
+HOLD_ENV = "REDRAFT_HTTP_TEST_HOLD"   # tests: while the file this names exists, no admitted job starts
 
 
 class TooLong(Exception):
@@ -44,7 +54,7 @@ class Busy(Exception):
 
 class EngineRunner:
     def __init__(self, model_dir: str | None = None, max_queue: int = 16, threads: int = 0,
-                 source: Callable[[], tuple[Any, Any]] | None = None) -> None:
+                 source: Callable[[], tuple[Any, Any]] | None = None, max_batch: int | None = None) -> None:
         self.model_dir = model_dir
         self.source = source          # blocking () -> (engine, executor), or None: load our own
         self.max_queue = max_queue
@@ -59,7 +69,14 @@ class EngineRunner:
         self.proc_pool: Any = None
         self.big_pending = 0
         self.stops: weakref.WeakSet = weakref.WeakSet()   # running jobs' stop events
-        self.stats = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0, "errors": 0}
+        self.stats: dict[str, Any] = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0,
+                                      "errors": 0, "skipped": 0}
+        env = os.environ.get("REDRAFT_HTTP_MAX_BATCH", "")
+        self.max_batch = max(1, max_batch if max_batch is not None else int(env) if env.isdigit() else MAX_BATCH)
+        self.scheduler: Any = None    # batching.StepScheduler once a batchable engine is loaded
+        self.cache_pool: Any = None
+        self.workers: ThreadPoolExecutor | None = None
+        self.hold = os.environ.get(HOLD_ENV) or None
 
     def load(self) -> None:
         """Loads the engine on the model thread (blocking; call before serving); nothing to do when
@@ -73,12 +90,31 @@ class EngineRunner:
         from redraft.engine.host import auto_threads
         from redraft.engine.pipeline import Engine
         torch.set_num_threads(self.threads or auto_threads())
-        self.engine = Engine(self.model_dir)
+        engine = Engine(self.model_dir)
+        if self.max_batch > 1:
+            self.batching(engine)
+        self.engine = engine
+
+    def batching(self, engine: Any) -> None:
+        """Turns on batched denoising for `engine` (when its model can batch)."""
+        from redraft.engine import batching
+        if not batching.batchable(engine):
+            return
+        batching.prepare(engine)
+        self.scheduler = batching.StepScheduler(stats=self.stats)
+        self.cache_pool = batching.CachePool(max(32, 2 * self.max_batch))
+        self.workers = ThreadPoolExecutor(max_workers=self.max_batch, thread_name_prefix="redraft-http-batch")
+
+    @property
+    def batch_size(self) -> int | None:
+        """Requests in the model's last pass (None: not batching)."""
+        return self.scheduler.batch_size if self.scheduler is not None else None
 
     def admit(self) -> None:
         """Takes a place in the queue (synchronously, so that no await lies between the check and the
         count); Busy when the queue is full. Every admit is followed by one run_admitted."""
-        if self.pending > self.max_queue or self.pending * self.job_s > 0.8 * DEADLINE:
+        rounds = -(-self.pending // self.max_batch) if self.scheduler is not None else self.pending
+        if self.pending > self.max_queue or rounds * self.job_s > 0.8 * DEADLINE:
             self.stats["refused_busy"] += 1
             raise Busy()
         self.pending += 1
@@ -91,13 +127,23 @@ class EngineRunner:
         return await self.run_admitted(fn, *args, deadline=deadline)
 
     async def run_admitted(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None) -> Any:
+        stop = next((a for a in args if isinstance(a, _Check)), None)
+
         def job(engine: Any) -> Any:
+            self._held()
             if deadline is not None and time.monotonic() > deadline:
                 self.stats["refused_busy"] += 1
                 raise Busy()
+            if stop is not None and stop.event.is_set():   # its client left while it waited
+                self.stats["skipped"] += 1
+                return None
             t0 = time.monotonic()
             try:
-                return fn(engine, *args)
+                if self.scheduler is None or engine is not self.engine:
+                    return fn(engine, *args)
+                from redraft.engine.batching import engine_view
+                with self.scheduler.job(stop), engine_view(engine, self.scheduler, self.cache_pool) as view:
+                    return fn(view, *args)
             finally:
                 self.job_s = 0.7 * self.job_s + 0.3 * (time.monotonic() - t0)
 
@@ -105,6 +151,8 @@ class EngineRunner:
             loop = asyncio.get_running_loop()
             engine, pool = (self.engine, self.pool) if self.source is None else \
                 await loop.run_in_executor(None, self.source)
+            if self.scheduler is not None and self.source is None:
+                pool = self.workers
             out = await loop.run_in_executor(pool, lambda: job(engine))
             self.stats["completed"] += 1
             return out
@@ -176,16 +224,33 @@ class EngineRunner:
         engine's should_stop: the event, or the deadline (time.monotonic()) passed."""
         stop = threading.Event()
         self.stops.add(stop)
-        if deadline is None:
-            return stop, stop.is_set
-        return stop, lambda: stop.is_set() or time.monotonic() > deadline
+        return stop, _Check(stop, deadline)
+
+    def _held(self) -> None:
+        """Tests (HOLD_ENV): an admitted job waits while the hold file exists, so that a test can
+        fill the queue without racing the model."""
+        while self.hold is not None and os.path.exists(self.hold):
+            time.sleep(0.01)
 
     def shutdown(self) -> None:
         for stop in list(self.stops):
             stop.set()
-        for pool in (self.pool, self.cpu_pool, self.big_pool):
-            pool.shutdown(wait=False, cancel_futures=True)
-        self._end_proc_pool()
+        for pool in (self.pool, self.cpu_pool, self.big_pool, self.workers):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._end_proc_pool()      # (the scheduler's thread stays: stopped jobs leave it at their next step)
+
+
+class _Check:
+    """A job's should_stop: its stop event is set, or its deadline (time.monotonic()) passed. The
+    runner finds it among a job's arguments (the scheduler drops a stopped request's steps)."""
+    __slots__ = ("event", "deadline")
+
+    def __init__(self, event: threading.Event, deadline: float | None) -> None:
+        self.event, self.deadline = event, deadline
+
+    def __call__(self) -> bool:
+        return self.event.is_set() or (self.deadline is not None and time.monotonic() > self.deadline)
 
 
 def stopper() -> tuple[threading.Event, Callable[[], bool]]:
