@@ -57,7 +57,18 @@ def serve(argv: list[str]) -> int:
     ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
     ap.add_argument("--request-timeout", type=float, default=10.0, metavar="S",
                     help="HTTP: seconds a request may take to arrive, header and body (then 408 and closed)")
+    from redraft.engine.backends.config import add_flags, flags_of
+    add_flags(ap)       # --backend KIND --backend-url ...: the default for the `backend` setting
     a = ap.parse_args(argv)
+    backend, problems = flags_of(a)
+    for p in problems:
+        print(f"redraft serve: --backend: {p}", file=sys.stderr)
+    if problems:           # a flag the backend cannot use: say so and stop, rather than guess
+        return 2
+    if a.http and not a.stdio and backend is not None and backend.remote:
+        print("redraft serve: --backend with --http alone is not supported (the HTTP API serves its own model); "
+              "use --stdio --http to serve the HTTP API beside the language server on the backend", file=sys.stderr)
+        return 2
     if a.http and not a.stdio:
         from redraft.http.serve import serve_http
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
@@ -68,7 +79,8 @@ def serve(argv: list[str]) -> int:
         from redraft.http.serve import serve_beside
         serve_beside(*a.http, server.shared_engine, api_key=a.api_key, effort=a.effort,
                      max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout)
-    return server.run(model_dir=a.model, effort=a.effort, log_level=a.log_level, tcp=a.tcp, beside=beside if a.http else None)
+    return server.run(model_dir=a.model, effort=a.effort, log_level=a.log_level, tcp=a.tcp,
+                      beside=beside if a.http else None, backend=backend)
 
 
 def main(argv: list[str] | None = None) -> int:

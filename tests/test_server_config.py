@@ -17,7 +17,8 @@ from lsp_helpers import until, RETURN_POS, SAMPLE, SERVE, configure, inline, mes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 BAD_OPTIONS = {"maxTokens": -5, "effort": "ludicrous", "device": "tpu", "enabledLanguages": 7,
-               "contextTokens": "many", "precision": "fp64", "frobnicate": True}
+               "contextTokens": "many", "precision": "fp64", "frobnicate": True,
+               "backend": {"kind": "gpt-9", "url": "http://127.0.0.1:1"}}
 
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVE))
@@ -41,6 +42,7 @@ async def test_bad_initialization_options_get_a_message_and_defaults(client: Lan
         assert key in shown[0].message
     assert "using the default 32" in shown[0].message           # maxTokens
     assert "precision='fp64' is invalid (expected one of auto, fp32, bf16, int8); using the default 'auto'" in shown[0].message
+    assert "backend.kind='gpt-9' is invalid" in shown[0].message and "using the in-process model" in shown[0].message
     assert messages(client, "frobnicate")                         # unknown keys are logged, not fatal
     result = await inline(client, "file:///conf.py", RETURN_POS)  # defaults: python on, effort low
     assert len(result.items) == 1
@@ -78,6 +80,17 @@ async def test_bad_value_in_a_configuration_change(client: LanguageClient):
     result = await inline(client, "file:///conf.py", RETURN_POS)   # still serving: default 32 tokens
     payload = result.items[0].command.arguments[0]
     assert payload["forward_passes"] <= 2 and payload["tokens"] <= 32  # the good value (instant) applied
+
+
+async def test_a_backend_that_cannot_work_keeps_the_local_model(client: LanguageClient):
+    """A remote backend without what it needs (here plain http to a host that is not loopback) is
+    reported and dropped: the in-process model keeps answering, and nothing is sent anywhere."""
+    configure(client, {"redraft": {"backend": {"kind": "ollama", "model": "m", "url": "http://198.51.100.7:11434"}}})
+    await until(lambda: messages(client, "plain http to 198.51.100.7"))
+    result = await inline(client, "file:///conf.py", RETURN_POS)
+    assert len(result.items) == 1
+    s = await stats(client)
+    assert s["settings"]["backend"] is None and s["model"]["device"] != "remote"
 
 
 async def test_feedback_goes_to_a_local_file_only_when_configured(client: LanguageClient, tmp_path: Path):

@@ -1,5 +1,8 @@
-"""`redraft complete FILE LINE COL [--model DIR] [--effort E] [--json]`: one completion through the
-engine's pipeline, as the language server computes it (LINE and COL 1-based, COL in characters)."""
+"""`redraft complete FILE LINE COL [--model DIR] [--effort E] [--json] [--backend KIND ...]`: one
+completion through the engine's pipeline, as the language server computes it (LINE and COL 1-based,
+COL in characters). With `--backend` (a remote kind) the same plan and post-processing around the
+remote model (engine/backends), without loading torch; a backend that fails prints its one-line
+reason on stderr and exits 1."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +12,7 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    from redraft.engine.pipeline import Engine, Request
+    from redraft.engine.backends.config import add_flags, flags_of
     from redraft.engine.settings import EFFORT_NAMES
     ap = argparse.ArgumentParser(prog="redraft complete", description="Print one completion at FILE:LINE:COL.")
     ap.add_argument("file", type=Path)
@@ -25,7 +28,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--gate", default="auto", metavar="auto|always|P",
                     help="withhold a completion less likely right than P (the `gate` setting; default auto, "
                          "as the server)")
+    add_flags(ap)
     a = ap.parse_args(argv)
+    backend, backend_problems = flags_of(a)
+    for p in backend_problems:
+        print(f"redraft complete: --backend: {p}", file=sys.stderr)
+    if backend_problems:
+        return 2
     from redraft.engine.settings import parse_settings
     settings, problems, _ = parse_settings({"gate": a.gate if a.gate in ("auto", "always") else _number(a.gate)})
     if problems:
@@ -44,6 +53,9 @@ def main(argv: list[str]) -> int:
         print(f"redraft complete: {a.line}:{a.col} is outside {a.file} ({len(lines)} lines)", file=sys.stderr)
         return 2
     offset = sum(len(l) + 1 for l in lines[: a.line - 1]) + a.col - 1
+    if backend is not None and backend.remote:
+        return _remote(a, backend, text, offset)
+    from redraft.engine.pipeline import Engine, Request
     from redraft.model.checkpoint import CheckpointError
     from redraft.model.hub import HubError
     try:
@@ -70,6 +82,36 @@ def main(argv: list[str]) -> int:
     else:
         print(comp.text if shown else "")
     return 0
+
+
+def _remote(a, backend, text: str, offset: int) -> int:
+    """One completion from a remote backend (no local model unless its fallback is local)."""
+    from redraft.engine.backends.remote import RemoteEngine, Request
+    from redraft.engine.syntax.languages import language_id_for_uri
+    uri = a.file.resolve().as_uri()
+    local = None
+    if backend.fallback == "local":
+        from redraft.engine.pipeline import Engine
+        local = Engine(a.model)
+    messages: list[str] = []
+    engine = RemoteEngine(backend, local, on_event=lambda _level, message, _changed: messages.append(message))
+    if engine.key_missing:
+        print(f"redraft complete: {backend.api_key_env} (--backend-api-key-env) is not set; sending no key",
+              file=sys.stderr)
+    comp = engine.complete(Request(text=text, offset=offset, uri=uri, effort=a.effort,
+                                   language_id=language_id_for_uri(str(a.file))))
+    engine.close()
+    error = getattr(comp, "error", None)
+    for m in messages:
+        print(m, file=sys.stderr)
+    if a.json:
+        print(json.dumps(None if comp is None else {
+            "text": comp.text, "scope": comp.plan.scope, "forward_passes": comp.forward_passes,
+            "latency_ms": round(comp.latency_ms, 1), "confidence": comp.confidence, "source": comp.source,
+            "withheld": comp.withheld, "backend": backend.kind, "error": error}))
+    else:
+        print(comp.text if comp is not None else "")
+    return 1 if error else 0
 
 
 def _number(v: str) -> float | str:

@@ -12,6 +12,11 @@ Design decisions:
 * `threads: 0` (the default) means `auto_threads()`, not torch's default of every core.
 * `threads: 0` also means: before each request, leave out the cores other processes kept busy
   since the last one (cpu_share.py; spinning torch threads on an oversubscribed core cost up to 10x).
+* A remote backend (the `backend` setting, or `redraft serve --backend*` as the default): the host
+  builds a `RemoteEngine` (engine/backends/remote.py) instead of loading the model, without
+  importing torch, and the local model too only for `fallback: "local"`. The remote engine's log
+  lines and health changes ("backend unreachable") come back through `_backend_event` to the
+  front door's log and status; `status()` says "failed" with the reason while the backend fails.
 * One model thread: importing torch, loading and every denoising run on the same OS thread
   (`model_thread`). torch's CPU ops run on an OpenMP team that belongs to the thread that starts
   them, and an idle team keeps spinning for a while: requests that hop between pool threads left
@@ -29,6 +34,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from redraft.engine.backends.config import LOCAL, BackendConfig
 from redraft.engine.cpu_share import CoreShare
 from redraft.engine.settings import Settings
 
@@ -60,11 +66,17 @@ class ModelKey:
     device: str
     threads: int
     precision: str
+    backend: BackendConfig = LOCAL      # the `backend` setting, else the server's default (CLI flags), else local
 
     @classmethod
-    def of(cls, s: Settings, default_dir: str | None) -> "ModelKey":
+    def of(cls, s: Settings, default_dir: str | None, default_backend: BackendConfig | None = None) -> "ModelKey":
         d = s.model_dir or default_dir
-        return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads, s.precision)
+        return cls(str(Path(d).expanduser()) if d else None, s.device, s.threads, s.precision,
+                   s.backend or default_backend or LOCAL)
+
+    @property
+    def remote(self) -> bool:
+        return self.backend.remote
 
 
 class EngineUnavailable(RuntimeError):
@@ -80,8 +92,11 @@ def auto_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def _construct(key: ModelKey) -> tuple["Engine", list[str]]:
-    """Runs in a worker thread (imports torch, reads the checkpoint)."""
+def _construct(key: ModelKey, on_event: Any = None) -> tuple["Engine", list[str]]:
+    """Runs in a worker thread (imports torch, reads the checkpoint; for a remote backend only
+    with a local fallback)."""
+    if key.remote:
+        return _construct_remote(key, on_event)
     import torch
 
     from redraft.engine.pipeline import Engine
@@ -97,10 +112,25 @@ def _construct(key: ModelKey) -> tuple["Engine", list[str]]:
     return engine, warnings
 
 
+def _construct_remote(key: ModelKey, on_event: Any) -> tuple[Any, list[str]]:
+    from redraft.engine.backends.remote import RemoteEngine
+    warnings: list[str] = []
+    local = None
+    if key.backend.fallback == "local":
+        local, warnings = _construct(ModelKey(key.model_dir, key.device, key.threads, key.precision))
+    engine = RemoteEngine(key.backend, local, on_event)
+    if engine.key_missing:
+        warnings.append(f"backend {key.backend.kind}: the environment variable {key.backend.api_key_env} (apiKeyEnv) "
+                        "is not set in the server's environment; requests go without a key")
+    return engine, warnings
+
+
 class EngineHost:
     def __init__(self, reporter: Reporter, default_model_dir: str | None = None) -> None:
         self._reporter = reporter
         self.default_model_dir = default_model_dir  # `redraft serve --model`; the modelDir setting wins
+        self.default_backend: BackendConfig | None = None  # `redraft serve --backend*`; the backend setting wins
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._key: ModelKey | None = None
         self._task: asyncio.Task[Engine | None] | None = None
         self.model_thread = ThreadPoolExecutor(1, thread_name_prefix="redraft-model")
@@ -117,7 +147,7 @@ class EngineHost:
 
     def start(self, settings: Settings) -> asyncio.Task["Engine | None"]:
         """Begin loading the model these settings name, unless it is loaded or loading already."""
-        key = ModelKey.of(settings, self.default_model_dir)
+        key = self.key_of(settings)
         if self._task is None or key != self._key:
             self._key = key
             self._task = asyncio.ensure_future(self._load(key))
@@ -129,6 +159,23 @@ class EngineHost:
         engine = await asyncio.shield(task)
         return engine if task is self._task else None  # settings changed meanwhile: the caller retries later
 
+    def key_of(self, settings: Settings) -> ModelKey:
+        return ModelKey.of(settings, self.default_model_dir, self.default_backend)
+
+    def _backend_event(self, level: str, message: str, status_changed: bool) -> None:
+        """A remote engine's log line (and health change), from the model thread: onto the loop."""
+        def report() -> None:
+            self._reporter.log(Level.WARNING if level == "warning" else Level.INFO, message)
+            if status_changed:
+                self._reporter.status_changed()
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(report)
+        except RuntimeError:    # the loop is closing
+            pass
+
     @property
     def started(self) -> bool:
         return self._task is not None
@@ -137,7 +184,7 @@ class EngineHost:
         """On the model thread, before a request: with `threads: 0`, use the cores that the rest of
         the machine left free since the last request (at most auto_threads())."""
         if self._key is None or self._key.threads or self.engine is None or self.engine.device != "cpu":
-            return
+            return      # (a RemoteEngine's device is "remote")
         n = self._share.threads(auto_threads())
         if n != self._threads_now:
             import torch
@@ -147,6 +194,9 @@ class EngineHost:
     def shutdown(self) -> None:
         """No more model work: queued runs are dropped, a running one finishes on its own."""
         self.model_thread.shutdown(wait=False, cancel_futures=True)
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            close()     # a remote engine's kept-alive connections
 
     def forget(self, uri: str) -> None:
         """Drop a closed document's context cache."""
@@ -158,33 +208,53 @@ class EngineHost:
         state = "ready" if self.engine is not None else (
             "failed" if self.error else ("loading" if loading else "not loaded"))
         e = self.engine
-        return {"state": state, "error": self.error, "message": self.message,
+        error = self.error
+        down = getattr(e, "unreachable", None)          # a remote engine whose backend fails
+        if down:
+            state, error = "failed", down
+        cpu = getattr(e, "cpu", None)
+        backend = self._key.backend if self._key else (self.default_backend or LOCAL)
+        return {"state": state, "error": error, "message": self.message,
                 "device": getattr(e, "device", None), "modelDir": self._key.model_dir if self._key else None,
-                "precision": getattr(e, "precision", None), "cpu": e.cpu.summary() if e is not None else None,
-                "threads": self._threads_now or None}
+                "precision": getattr(e, "precision", None), "cpu": cpu.summary() if cpu is not None else None,
+                "threads": self._threads_now or None, "backend": backend.describe(),
+                "backendStats": dict(e.stats) if getattr(e, "remote", False) else None}
 
     async def _load(self, key: ModelKey) -> "Engine | None":
         where = key.model_dir or "the shipped model"
+        if key.remote:
+            where = f"backend {key.backend.kind} at {key.backend.describe()['url']}"
+        self._loop = asyncio.get_running_loop()
+        old = self.engine
         self.engine, self.error, self.message = None, None, f"loading {where}"
+        if old is not None and getattr(old, "remote", False):
+            old.close()
         self._reporter.status_changed()
         token = await self._reporter.progress_begin("redraft", self.message)
         t0 = time.perf_counter()
         outcome = "model failed to load"
         try:
-            engine, warnings = await asyncio.get_running_loop().run_in_executor(self.model_thread, _construct, key)
+            engine, warnings = await asyncio.get_running_loop().run_in_executor(
+                self.model_thread, _construct, key, self._backend_event)
             for w in warnings:
                 self._reporter.log(Level.WARNING, w)
             if self._key != key:  # superseded by a newer configuration while loading
                 outcome = "superseded by a newer configuration"
                 return None
             self.engine = engine
-            outcome = (f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s, "
-                       f"precision {engine.precision} (CPU: {engine.cpu.summary()})")
+            if key.remote:
+                outcome = f"{engine.describe()}" + (" (fallback: the local model)" if engine.local else "")
+            else:
+                outcome = (f"model loaded from {where} on {engine.device} in {time.perf_counter() - t0:.1f} s, "
+                           f"precision {engine.precision} (CPU: {engine.cpu.summary()})")
             self._reporter.log(Level.INFO, outcome)
             return engine
         except Exception as e:  # noqa: BLE001 - any load failure becomes a message, never a crash
             self.error = f"cannot load the redraft model from {where}: {e}"
-            self._reporter.log(Level.ERROR, self.error + "; completions are off until modelDir is fixed")
+            if key.remote:
+                self.error = f"cannot use {where}: {getattr(e, 'message', e)}"
+            self._reporter.log(Level.ERROR, self.error + "; completions are off until "
+                               + ("the backend setting is fixed" if key.remote else "modelDir is fixed"))
             self._reporter.show(Level.ERROR, f"redraft: {self.error}")
             return None
         finally:

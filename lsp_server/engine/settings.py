@@ -23,6 +23,13 @@ snake_case (`max_tokens`). Design decisions:
 * `apply.deleteUnmarked` (default true; also `applyDeleteUnmarked` or `{"apply": {"deleteUnmarked"}}`):
   `redraft.applyEdit` deletes the lines a snippet omits without a marker (false: keeps them, the
   merge before issue 43).
+* `backend` (default null: the `redraft serve --backend*` flags, else the in-process model): which
+  model answers, an object `{"kind", "url", "model", "apiKeyEnv", "timeoutMs", "template",
+  "sendSuffix", "stream", "fallback", "allowInsecure", ...}` typed and validated by
+  engine/backends/config.py (its docstring has the rules: a bad field is reported and defaulted, a
+  backend that cannot work is reported and dropped; the key is never a setting, `apiKeyEnv` names
+  the environment variable that holds it, and no message quotes a value that could be one).
+  An object replaces the whole backend (kinds differ in their defaults); `null` or `{}` unsets it.
 * `debug_step_delay_ms` is an undocumented test hook (sleep after each denoising step, so that
   cancellation can be tested deterministically); it defaults to off.
 """
@@ -31,6 +38,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
+
+from redraft.engine.backends.config import BackendConfig, parse_backend
 
 # The pipeline's efforts (redraft.model.sampler.EFFORTS), spelled out so that reading settings does not
 # import torch; tests/test_server_config.py checks that the two agree.
@@ -61,6 +70,7 @@ class Settings:
     preload_model: bool = True              # load the model at `initialized` (false: at the first request that needs it)
     apply_delete_unmarked: bool = True      # apply.deleteUnmarked: a snippet's unmarked omissions are deleted
     gate: float = 0.3                       # show a completion only when gate.confidence >= this (0: always; gate.DEFAULT_THRESHOLD)
+    backend: BackendConfig | None = None    # the model that answers (backends/config.py); None: the CLI's, else local
 
     def language_enabled(self, language_id: str | None) -> bool:
         langs = self.enabled_languages
@@ -147,6 +157,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "gate": _gate,
     "apply_delete_unmarked": _bool,
     "preload_model": _bool,
+    "backend": parse_backend,               # (value, problems): read below, never raises
 }
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 
@@ -183,6 +194,10 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
         check = _CHECKS.get(name)
         if check is None:
             ignored.append(str(key))
+            continue
+        if name == "backend":
+            updates[name], more = parse_backend(value)
+            problems.extend(more)
             continue
         try:
             updates[name] = check(value)

@@ -22,6 +22,10 @@ Cancellation and staleness (the design):
   read with that item accepted, and the answer replaces the item's range with the item's text plus
   the infill (`with_selection`). Without it the popup would always hide the ghost text.
 * Anything else that goes wrong (a bad offset, an engine error) is logged and answers empty.
+* A remote backend (engine/backends/remote.py, the `backend` setting) runs through the same path:
+  its engine takes the same request (its own torch-free twin of `Request`), `should_stop` closes
+  the HTTP connection, and a backend that fails answers empty (counted as "backend-error"; the
+  engine logged one line and the status says "backend unreachable").
 Counters for all of this are kept in `stats` (the `redraft.stats` command returns them), with the
 context cache's reuse (`context_reused` of `context_tokens`: the hit rate while typing).
 """
@@ -201,11 +205,12 @@ class CompletionService(TicketBoard):
                    ticket: Ticket, text: str | None = None) -> Outcome | None:
         """`text`: what the model completes instead of the document's text (a popup selection
         applied); the document's own syntax tree is then not used."""
-        from redraft.engine.pipeline import Request  # torch is loaded by now (the engine exists)
-
         engine = await self._host.get(settings)
         if engine is None:
             return self._skip("no-model")
+        Request = getattr(engine, "Request", None)     # a remote engine's (torch-free)
+        if Request is None:
+            from redraft.engine.pipeline import Request  # torch is loaded by now (the engine exists)
         req = Request(text=without_lone_surrogates(doc.text if text is None else text), offset=offset,
                       uri=doc.uri, effort=settings.effort, max_tokens=settings.max_tokens,
                       context_tokens=settings.context_tokens, context_refresh=settings.context_refresh,
@@ -228,6 +233,8 @@ class CompletionService(TicketBoard):
             return self._skip("stale")  # the document changed while the model ran
         if comp is None:
             return self._skip("declined")
+        if getattr(comp, "error", None):
+            return self._skip("backend-error")      # logged by the engine, shown in the status
         if not comp.text:
             return self._skip("empty")
         if comp.withheld:

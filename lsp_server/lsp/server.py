@@ -16,6 +16,10 @@ apply_command.py (redraft.applyEdit), settings.py, feedback.py, convert.py (ever
 conversion), protocol.py (the validation layer in front of pygls' dispatch, and other pygls
 adjustments).
 
+The model may be remote (the `backend` setting or `redraft serve --backend*`, engine/backends): the
+host then holds a RemoteEngine with the same interface, and `redraft/status` carries the backend's
+public description and, while it fails, "backend unreachable: <why>".
+
 Nothing here may take the process down: malformed messages get a JSON-RPC error, requests that
 cannot be served answer empty, problems are reported with window/logMessage or showMessage.
 """
@@ -121,9 +125,11 @@ class RedraftServer(LanguageServer):
         model = self.host.status()
         state = {"loading": "loading", "ready": "ready", "failed": "failed"}.get(model["state"], "starting")
         message = model["error"] or model["message"] or ""
+        # `backend`: the remote backend's public description ({"kind": "local"} for the in-process
+        # model); while it fails, state "failed" and the message "backend unreachable: <why>"
         self.protocol.notify("redraft/status", {"state": state, "message": message, "effort": self.settings.effort,
                                                 "enabled": self.settings.enabled, "modelDir": model["modelDir"],
-                                                "device": model["device"]})
+                                                "device": model["device"], "backend": model["backend"]})
 
     # -- helpers for the handlers -----------------------------------------------------------------
     @property
@@ -368,9 +374,11 @@ def on_reject(ls: RedraftServer, *args: Any) -> dict[str, int]:
 def on_stats(ls: RedraftServer, *args: Any) -> dict[str, Any]:
     """Counters; with `{"uri": U}` also that document's version, length and SHA-256 (never its text),
     so that a client can check that the server's copy matches its own, and its recent edits' count."""
+    settings = asdict(ls.settings)
+    settings["backend"] = ls.settings.backend.describe() if ls.settings.backend is not None else None
     out = {"feedback": ls.feedback.snapshot(), "requests": dict(ls.completions.stats),
            "lastStoppedAtStep": ls.completions.last_stopped_at_step, "model": ls.host.status(),
-           "documents": len(ls.docs), "settings": asdict(ls.settings), "nextEdit": stats_of(ls.next_edits),
+           "documents": len(ls.docs), "settings": settings, "nextEdit": stats_of(ls.next_edits),
            "workspace": ls.project.stats()}
     uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
     if isinstance(uri, str):
@@ -401,13 +409,17 @@ def shared_engine():
 
 
 def run(model_dir: str | None = None, effort: str | None = None, log_level: str = "WARNING",
-        tcp: tuple[str, int] | None = None, beside: Callable[[], Any] | None = None) -> int:
+        tcp: tuple[str, int] | None = None, beside: Callable[[], Any] | None = None, backend: Any = None) -> int:
     """`redraft serve`: the language server on stdio (or `tcp`), the model preloaded; `beside` starts
-    what shares its engine (the HTTP API of `--stdio --http`) before the server starts reading."""
+    what shares its engine (the HTTP API of `--stdio --http`) before the server starts reading.
+    `backend` (the `--backend*` flags, a BackendConfig): the model that answers unless the client's
+    `backend` setting names another."""
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server.host.default_model_dir = model_dir
-    server.host.preload()
+    server.host.default_backend = backend
+    if backend is None or not backend.remote or backend.fallback == "local":
+        server.host.preload()   # torch is imported only where a local model may run
     if effort:
         server.settings = replace(server.settings, effort=effort)
     if beside is not None:

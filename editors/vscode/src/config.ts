@@ -23,6 +23,7 @@ export const SERVER_KEYS = [
   'preloadModel',
   'applyDeleteUnmarked',
   'gate',
+  'backend',
   'threads',
   'feedbackFile',
 ] as const;
@@ -39,6 +40,12 @@ export const EFFORT_DETAILS: Record<Effort, string> = {
   high: 'medium plus 8 reranked candidates (about 4x the time of low on a CPU)',
   max: 'one token per step plus 32 reranked candidates: best, slowest',
 };
+
+/**
+ * `backend` is an object (or null: the `redraft serve --backend` flags, else the local model); it is
+ * sent as it is, and the server checks it (an object replaces the whole backend). The API key is
+ * never in it: `apiKeyEnv` names the server's environment variable that holds the key.
+ */
 
 /** Keys whose empty value means "use the server's default" (sent as null). */
 const OPTIONAL_PATHS: ReadonlySet<ServerKey> = new Set(['modelDir', 'feedbackFile']);

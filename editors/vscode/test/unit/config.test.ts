@@ -43,6 +43,7 @@ test('defaults become the initializationOptions the server expects', () => {
       preloadModel: true,
       applyDeleteUnmarked: true,
       gate: 'auto',
+      backend: null,
       threads: 0,
       feedbackFile: null,
     },
@@ -73,6 +74,16 @@ test('null, blank and missing paths are sent as null; other values pass unchange
   assert.equal(serverSettings(reader({ maxTokens: 999 })).maxTokens, 999);
   const empty = serverSettings({ get: () => undefined });
   assert.deepEqual(empty, { modelDir: null, feedbackFile: null }, 'keys without a value are left out');
+});
+
+test('the backend object is sent as it is, and null leaves the choice to the server', () => {
+  const backend = { kind: 'ollama', model: 'qwen2.5-coder:1.5b', timeoutMs: 2000, requestBody: { options: { num_ctx: 4096 } } };
+  assert.deepEqual(serverSettings(reader({ backend })).backend, backend);
+  assert.equal(serverSettings(reader()).backend, null);
+  const schema = properties['redraft.backend'] as Property & { properties: Record<string, Property> };
+  assert.deepEqual(schema.properties.kind.enum, ['local', 'redraft', 'mercury', 'openai-completions', 'llama.cpp', 'ollama']);
+  assert.ok(!('apiKey' in schema.properties), 'the key itself is never a setting');
+  assert.equal(changeAction((s) => s === 'redraft.backend'), 'settings');
 });
 
 test('the manifest limits match the server', () => {
