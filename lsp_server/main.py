@@ -24,6 +24,7 @@ commands:
   eval       evaluation: humaneval-infill (redraft eval humaneval-infill --help), heldout,
              dev-lines (exact match on held-out functions' lines)
   demo       run the shipped model on a sample file and print completions with latency
+  keys       the HTTP API's per-user keys: add NAME [--rate R] [--burst B] | revoke NAME | list
   average    OUT CKPT CKPT...: write the (weighted) mean of checkpoints of one architecture to OUT
              (--store int8: matrices in int8, half the size)
 """
@@ -54,9 +55,20 @@ def serve(argv: list[str]) -> int:
     ap.add_argument("--api-key", help="HTTP: the bearer key every request must send (or REDRAFT_API_KEY); "
                     "required on an address that is not loopback")
     ap.add_argument("--max-queue", type=int, default=16, help="HTTP: requests that may wait for the model (then 429)")
-    ap.add_argument("--log-requests", action="store_true", help="HTTP: log each request line (never bodies)")
+    ap.add_argument("--log-requests", action="store_true", help="HTTP: a JSON-lines access log on stderr (never bodies)")
     ap.add_argument("--request-timeout", type=float, default=10.0, metavar="S",
                     help="HTTP: seconds a request may take to arrive, header and body (then 408 and closed)")
+    ap.add_argument("--keys-file", metavar="PATH",
+                    help="HTTP: per-user API keys (`redraft keys add NAME`); re-read when it changes")
+    ap.add_argument("--rate-limit", type=float, default=0.0, metavar="R",
+                    help="HTTP: requests a second per key (or client, without keys); 0: no limit")
+    ap.add_argument("--rate-burst", type=float, default=0.0, metavar="B",
+                    help="HTTP: requests a key may make at once (default max(1, R))")
+    ap.add_argument("--access-log", metavar="PATH", help="HTTP: JSON-lines access log (route, status, ms, key name; "
+                    "never code), PATH or -")
+    ap.add_argument("--log-bodies", action="store_true", help="HTTP: add request bodies (code) to the access log")
+    ap.add_argument("--shutdown-timeout", type=float, default=20.0, metavar="S",
+                    help="HTTP: seconds in-flight requests get to finish on SIGTERM")
     from redraft.engine.backends.config import add_flags, flags_of
     add_flags(ap)       # --backend KIND --backend-url ...: the default for the `backend` setting
     a = ap.parse_args(argv)
@@ -69,16 +81,19 @@ def serve(argv: list[str]) -> int:
         print("redraft serve: --backend with --http alone is not supported (the HTTP API serves its own model); "
               "use --stdio --http to serve the HTTP API beside the language server on the backend", file=sys.stderr)
         return 2
+    ops = {"keys_file": a.keys_file, "rate_limit": a.rate_limit, "rate_burst": a.rate_burst,
+           "access_log": a.access_log, "log_bodies": a.log_bodies}
     if a.http and not a.stdio:
         from redraft.http.serve import serve_http
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
-                          max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout)
+                          max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
+                          shutdown_timeout=a.shutdown_timeout, **ops)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine
         from redraft.http.serve import serve_beside
         serve_beside(*a.http, server.shared_engine, api_key=a.api_key, effort=a.effort,
-                     max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout)
+                     max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout, **ops)
     return server.run(model_dir=a.model, effort=a.effort, log_level=a.log_level, tcp=a.tcp,
                       beside=beside if a.http else None, backend=backend)
 
@@ -100,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     if cmd == "next-edit":
         from redraft.cli.next_edit import main as next_edit_main
         return next_edit_main(rest)
+    if cmd == "keys":
+        from redraft.http.keys import main as keys_main
+        return keys_main(rest)
     if cmd == "average":
         from redraft.cli.average import main as average_main
         return average_main(rest)
