@@ -164,3 +164,29 @@ def test_redraft_serve_refuses_bad_backend_flags():
     assert r.returncode == 2 and "needs a template" in r.stderr
     r = run_cli("serve", "--http", "127.0.0.1:0", "--backend", "mercury")
     assert r.returncode == 2 and "use --stdio --http" in r.stderr
+
+
+async def test_next_edits_in_the_editor_come_from_a_backend_with_a_next_edit_endpoint():
+    """`redraft/nextEdit` through the language server asks Mercury's /v1/edit/completions where the
+    analogy of the recent edits has no answer (before, the editor's next edits were analogy alone
+    with a remote backend)."""
+    from lsp_helpers import insert
+    from redraft.http.formats import read_edit_prompt
+
+    def answer(seen) -> Reply:
+        p = read_edit_prompt(seen.body["messages"][0]["content"])
+        region = "\n".join(p.text.split("\n")[p.region[0]:p.region[1]]).replace("return \n", "return width * height\n")
+        return Reply(json={"id": "e", "object": "edit.completion", "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": f"```python\n{region}\n```"}}]})
+    stub = Stub(answer)
+    client, _ = await start_server({"backend": {"kind": "mercury", "url": stub.url + "/v1", "apiKeyEnv": "NO_SUCH_KEY"}})
+    try:
+        insert(client, "file:///doc.py", 2, types.Position(line=0, character=0), "# areas\n")   # some history
+        line = ("# areas\n" + DOC).split("\n").index("    return ")
+        got = await client.protocol.send_request_async("redraft/nextEdit", {
+            "textDocument": {"uri": "file:///doc.py"}, "position": {"line": line, "character": 11}})
+        assert [s.path for s in stub.seen] == ["/v1/edit/completions"]
+        assert [e.text for e in got.edits] == ["width * height"]
+    finally:
+        await client.shutdown_session()
+        stub.close()

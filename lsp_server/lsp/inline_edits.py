@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from lsprotocol import types
 
 from redraft.lsp.completions import Ticket, TicketBoard
+from redraft.engine.backends.remote import EDIT_KINDS
 from redraft.engine.next_edit.predict import model_may_answer
 from redraft.engine.next_edit.window import analogy_at, predict_at, window
 from redraft.lsp.convert import LineIndex
@@ -71,15 +72,17 @@ def _checker(ticket: Ticket, delay_s: float) -> Callable[[], bool]:
     return should_stop
 
 
-def _by_analogy(text: str, offset: int, history: list[tuple[str, str]], model_dir: str | None, ticket: Ticket,
+def _by_analogy(text: str, offset: int, history: list[tuple[str, str]], key: ModelKey, ticket: Ticket,
                 delay_s: float) -> tuple["NextEdit | None", bool]:
     """A worker thread, not the model thread (it reads files): (analogy's edit, whether the model
-    must still be asked); (None, False) when stopped."""
+    must still be asked: a local next-edit model, or a backend with a next-edit endpoint); (None,
+    False) when stopped."""
     if ticket.stop.is_set() or _checker(ticket, delay_s)():
         ticket.stopped_at = ticket.steps
         return None, False
     final, edit = analogy_at(text, offset, history)
-    return edit, not final and model_may_answer(model_dir)
+    asks = key.backend.kind in EDIT_KINDS if key.remote else model_may_answer(key.model_dir)
+    return edit, not final and asks
 
 
 def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
@@ -148,8 +151,8 @@ class NextEditService(TicketBoard):
         loop = asyncio.get_running_loop()
         delay_s = settings.debug_step_delay_ms / 1000
         try:
-            model_dir = ModelKey.of(settings, self._host.default_model_dir).model_dir
-            edit, ask_model = await loop.run_in_executor(None, _by_analogy, doc.text, offset, history, model_dir,
+            key = self._host.key_of(settings)
+            edit, ask_model = await loop.run_in_executor(None, _by_analogy, doc.text, offset, history, key,
                                                          ticket, delay_s)
             passes = 0
             if ask_model and ticket.reason is None:
