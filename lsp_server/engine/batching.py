@@ -46,11 +46,12 @@ class _Pending:
 
 
 class _Job:
-    __slots__ = ("stop", "turn")
+    __slots__ = ("stop", "turn", "passes")
 
     def __init__(self, stop: Callable[[], bool] | None) -> None:
         self.stop = stop
         self.turn = threading.Event()    # set: this job holds the baton
+        self.passes: list[int] = []      # the numbers of the passes its calls went through
 
 
 class StepScheduler:
@@ -65,6 +66,8 @@ class StepScheduler:
         self.local = threading.local()
         self.holder: _Job | None = None
         self.closed = False
+        self.paused: int | None = None           # tests: no pass past this many (pause/resume)
+        self.passes = 0                          # passes run so far
         self.batch_size = 0                      # requests in the last pass
         # counters (updated in place: the HTTP runner passes its own stats), and "batch_sizes":
         # passes by their number of calls, replaced on every change (a reader may iterate it)
@@ -141,7 +144,8 @@ class StepScheduler:
         the other core)."""
         while True:
             with self.cv:
-                while not self.closed and not (self.calls and (self.overlap or (not self.ready and self.holder is None))):
+                while not self.closed and ((self.paused is not None and self.passes >= self.paused) or not (
+                        self.calls and (self.overlap or (not self.ready and self.holder is None)))):
                     self.cv.wait()
                 if self.closed:
                     return
@@ -173,11 +177,30 @@ class StepScheduler:
                     for p in group:
                         p.error = e
                 n = len(group)
+                self.passes += 1
+                for p in group:
+                    p.job.passes.append(self.passes)
                 self.batch_size = n
                 self.stats["batches"] += 1
                 self.stats["batched_calls"] += n
                 sizes = self.stats["batch_sizes"]
                 self.stats["batch_sizes"] = {**sizes, str(n): sizes.get(str(n), 0) + 1}
+
+    def pause(self, after: int = 0) -> None:
+        """Tests: once `after` passes have run in all, no other runs until resume(); the requests'
+        calls queue up meanwhile."""
+        with self.cv:
+            self.paused = after
+
+    def resume(self) -> None:
+        with self.cv:
+            self.paused = None
+            self.cv.notify_all()
+
+    def queued(self) -> int:
+        """Calls waiting for the next pass."""
+        with self.cv:
+            return len(self.calls)
 
     def close(self) -> None:
         with self.cv:
@@ -229,20 +252,21 @@ class CachePool:
         self.idle: list[ContextCache] = []      # least recently used first
 
     def take(self, ids: list[int]) -> ContextCache:
+        """The idle cache sharing the longest prefix with `ids` when that is at least half of them
+        (a typist's last keystroke); else a new one (taking another's would only evict it)."""
         with self.lock:
             best, best_n = None, 0
             for c in self.idle:
                 n = _common(c.ids, ids)
                 if n > best_n:
                     best, best_n = c, n
-            if best is None and len(self.idle) >= self.size:
-                best = self.idle[0]              # nothing in common: the least recently used
-            if best is None:
+            if best is None or 2 * best_n < len(ids):
                 return ContextCache()
             self.idle.remove(best)
             return best
 
     def give(self, cache: ContextCache) -> None:
+        """Back to the pool (the least recently used beyond `size` are dropped)."""
         with self.lock:
             if cache.kv is None:
                 return
