@@ -19,8 +19,10 @@
   bound (`max_queue`) still answers 429 as the plain server does.
 * Per replica, not per deployment: /metrics and /v1/redraft/stats (the replica that answered),
   rate limits (each replica counts its own), the access log (each replica's process).
-* A client that disconnects stops its denoising at the next step, as on the plain server: Ray
-  cancels the request in the replica, and `_Replica` turns that into the disconnect the app watches.
+* A client that disconnects stops its denoising at the next step, as on the plain server: Ray's
+  proxy forwards the disconnect to the replica's app; should Ray cancel the request in the replica
+  first, `_Tagged` shows the app a disconnect too (tests/test_http_ray.py checks both kinds of
+  request: a stream closed after its first draft, and held requests whose clients leave).
 
 Ray is imported only here: nothing else of redraft needs it (`pip install 'redraft[serve]'`)."""
 from __future__ import annotations
