@@ -396,3 +396,49 @@ def test_cli_prints_each_deletion_on_stderr_and_keep_unmarked(tmp_path):
     assert d.returncode == 0 and "-class OldStore:" in d.stdout.decode() and "-# -*- coding: utf-8 -*-" in d.stdout.decode()
     k = _cli(f, s, "--keep-unmarked")
     assert k.returncode == 0 and k.stdout.decode() == SRC["python"] and k.stderr == b""
+
+
+WEAK = """/**
+ * The first segment.
+ */
+function first(segments) {
+    return segments[0];
+}
+
+/**
+ * Whether a segment is reachable.
+ */
+function reachable(segment) {
+    return segment.reachable;
+}
+
+/**
+ * Whether any segment is reachable.
+ */
+function anyReachable(segments) {
+    return segments.some(reachable);
+}
+
+/**
+ * Creates the rule.
+ */
+function create(context) {
+    return {};
+}
+"""
+
+
+def test_weak_edge_next_to_a_definition_the_edit_leaves_unused_is_refused():
+    """The fragment ends with `}` / `` / `/**` and a marker: those lines fit before `reachable`'s
+    neighbour as well as after it.  When the edit removes the last use of the definition between
+    the two places, deleting it is as likely as keeping it: refused with the reason.  While it is
+    still used, the nearest place is the reading (and the merge applies)."""
+    unused = "// ... existing code ...\nfunction anyReachable(segments) {\n    return segments.some(s => s.reachable);\n}\n\n/**\n // ... existing code ...\n"
+    snippet = "// ... existing code ...\n}\n\n/**\n * Whether any segment is reachable.\n */\nfunction anyReachable(segments) {\n" \
+              "    return segments.some(s => s.reachable);\n}\n\n/**\n // ... existing code ...\n"
+    r = merge(WEAK, snippet, "javascript")
+    assert not r.ok and "`reachable`" in r.reason and "nothing uses after this edit" in r.reason
+    still = snippet.replace("s => s.reachable", "reachable")
+    r = merge(WEAK, still.replace("some(reachable)", "some(reachable).valueOf()"), "javascript")
+    assert r.ok and "function reachable(segment)" in r.text, r.reason
+    assert merge(WEAK, unused, "javascript").ok     # no weak head: the fragment anchors by its words

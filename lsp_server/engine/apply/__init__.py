@@ -35,6 +35,7 @@ anchors (fragments by their lines), edges (deletions by omission); this one: mer
 
 import difflib
 
+from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.by_name import class_edits
 from redraft.engine.apply.definitions import _error_count, _indent
@@ -96,7 +97,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     # a snippet with a marker at the top level is a view of the whole file: where it has no marker
     # before its first line (after its last), the file's lines before (after) it are gone
     view = delete_unmarked and any(is_marker(l) and _indent(l) == 0 for l in snip)
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view)
+    weak: list = []
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak)
     # ... and so is one with any marker whose first line, with no marker before it, is new: it
     # starts at the file's new first line
     opens = delete_unmarked and frags[0].marker_before is None and any(is_marker(l) for l in snip) and \
@@ -104,6 +106,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
+    if weak:
+        refuse_dead_alternative(lang, orig, out, edits, weak)
     dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):

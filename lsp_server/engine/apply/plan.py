@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from redraft.engine.apply.ambiguity import weak_alternatives
 from redraft.engine.apply.anchors import _HEADER, Ambiguous, anchor, same as _same
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
@@ -52,7 +53,9 @@ def split(snippet: list[str]) -> list[Frag]:
     return frags
 
 
-def plan(lang, orig: list[str], frags: list[Frag], view: bool = False) -> list[tuple[int, int, list[str]]]:
+def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
+         weak: list | None = None) -> list[tuple[int, int, list[str]]]:
+    """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py)."""
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -95,6 +98,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False) -> list[t
         try:
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
                           at_end=nxt is None and f.marker_after is None, **args)
+            if weak is not None:
+                weak.extend(weak_alternatives(orig, f.lines, a, b, f.marker_before, f.marker_after, args["name"]))
         except Ambiguous as e:
             if "line is not in the file" not in str(e) and ("which the snippet does not show" not in str(e) or
                                                             f.marker_before is None and f.marker_after is None):
