@@ -81,8 +81,9 @@ def _by_analogy(text: str, offset: int, history: list[tuple[str, str]], key: Mod
         ticket.stopped_at = ticket.steps
         return None, False
     final, edit = analogy_at(text, offset, history)
-    asks = key.backend.kind in EDIT_KINDS if key.remote else model_may_answer(key.model_dir)
-    return edit, not final and asks
+    if final:
+        return edit, False
+    return edit, key.backend.kind in EDIT_KINDS if key.remote else model_may_answer(key.model_dir)
 
 
 def _predict(engine: "Engine", text: str, offset: int, history: list[tuple[str, str]], uri: str, effort: str,
