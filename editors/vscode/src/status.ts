@@ -50,7 +50,8 @@ export function statusView(s: Status): StatusView {
     case 'failed':
       return {
         text: '$(error) redraft: error',
-        tooltip: `redraft: ${s.phase === 'failed' ? 'the model failed to load' : 'the server is not running'}${detail}`,
+        tooltip: `redraft: ${s.phase !== 'failed' ? 'the server is not running'
+          : s.message?.startsWith('backend') ? 'the model backend does not answer' : 'the model failed to load'}${detail}`,
         error: true,
       };
     case 'stopped':

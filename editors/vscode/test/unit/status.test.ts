@@ -20,6 +20,9 @@ test('the server states: loading, ready with the effort, failed with the message
   assert.equal(view.error, true);
   assert.equal(view.text, '$(error) redraft: error');
   assert.match(view.tooltip, /no checkpoint in \/x/);
+  assert.match(view.tooltip, /the model failed to load/);
+  s = applyNotification(s, { state: 'failed', message: 'backend unreachable: connection refused', effort: 'medium', enabled: true });
+  assert.match(statusView(s).tooltip, /the model backend does not answer\nbackend unreachable: connection refused/);
 });
 
 test('disabled shows off; errors still win', () => {
