@@ -132,8 +132,8 @@ export function confirmation(result: unknown): Confirmation {
 }
 
 export interface ApplyDeps {
-  send(params: ExecuteCommandParams): Promise<unknown>; // workspace/executeCommand; rejects with the server's error
-  confirm(question: Confirmation): Promise<string | undefined>; // the choice, undefined for Cancel
+  send(params: ExecuteCommandParams): PromiseLike<unknown>; // workspace/executeCommand; rejects with the server's error
+  confirm(question: Confirmation): PromiseLike<string | undefined>; // the choice, undefined for Cancel (a Thenable)
 }
 
 /**
