@@ -165,6 +165,17 @@ def test_llama_vim_cache_warmup_does_no_work(server):
     assert httpx.get(f"{server}/v1/redraft/stats").json()["requests"] == before
 
 
+def test_input_extra_chunks_are_read_as_the_projects_lines(server):
+    """llama.vim's ring of chunks from other files: a line there that continues the typed line is
+    the answer (the engine's Request.snippets), where the model alone writes something else."""
+    body = {"input_prefix": "def grow(shape):\n", "prompt": "    radius = compute_ra", "input_suffix": "\n",
+            "n_predict": 24}
+    alone = httpx.post(f"{server}/infill", json=body, timeout=60).json()["content"]
+    extra = [{"filename": "geometry.py", "text": "def area(c):\n    radius = compute_radius_of(c, scale=2.5)\n"}]
+    got = httpx.post(f"{server}/infill", json={**body, "input_extra": extra}, timeout=60).json()["content"]
+    assert got == "dius_of(c, scale=2.5)" and alone != got
+
+
 def test_infill_streams_as_llama_cpp_does(server, expected):
     """llama.cpp's stream: `data: {content, stop: false}` chunks, the last with stop true, no [DONE]."""
     with httpx.stream("POST", f"{server}/infill", json=llama_vim_body(stream=True, response_fields=None),

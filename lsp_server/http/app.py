@@ -256,15 +256,18 @@ class _Api:
             raise ApiError(400, "stop must be a string or a list of strings", param="stop")
         return effort, max_tokens, stops
 
-    async def job(self, body: dict[str, Any], prefix: str, suffix: str, effort: str, max_tokens: int) -> tuple:
-        """The engine's job for an infill: `language` from the body, or guessed off the loop."""
+    async def job(self, body: dict[str, Any], prefix: str, suffix: str, effort: str, max_tokens: int,
+                  snippets: tuple[str, ...] = ()) -> tuple:
+        """The engine's job for an infill: `language` from the body, or guessed off the loop;
+        `snippets`, other files' text the client sent (llama.cpp's `input_extra`), whose lines the
+        engine reads as the project's."""
         language = body.get("language")
         if language is not None and not isinstance(language, str):
             raise ApiError(400, "language must be a string (a languageId such as python)", param="language")
         if not language:
             sample = prefix[-8000:] + suffix[:2000]
             language = await self.runner.cpu(len(sample), _guess_language, sample)
-        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language)
+        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets)
 
     async def answer(self, request: Request, job: tuple, deadline: float) -> str:
         """The infill, not streamed ("" when the client left or the deadline cut it)."""
@@ -420,10 +423,10 @@ def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
     """The engine's completion between prefix and suffix, as the text to insert there."""
     from redraft.engine.pipeline import Cancelled
     from redraft.engine.pipeline import Request as EngineRequest
-    prefix, suffix, effort, max_tokens, language = job
+    prefix, suffix, effort, max_tokens, language, snippets = job
     text = prefix + suffix
     req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
-                        max_tokens=max_tokens, language_id=language)
+                        max_tokens=max_tokens, language_id=language, snippets=snippets)
     try:
         res = engine.complete(req, should_stop=should_stop, on_step=on_step)
     except Cancelled:

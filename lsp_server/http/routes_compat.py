@@ -4,8 +4,8 @@ one).  The same engine and queue answer; only the shapes differ.
 
 llama.cpp (`llama-server`):
   POST /infill        `input_prefix`, `input_suffix`, `prompt` (the text of the cursor's line before
-                      the cursor: it goes after the prefix), `input_extra` ([{filename, text}], read
-                      and checked: the engine takes no snippets yet), `n_predict` (0: no work, the
+                      the cursor: it goes after the prefix), `input_extra` ([{filename, text}]: their
+                      lines are the engine's project lines, Request.snippets), `n_predict` (0: no work, the
                       answer is empty, as llama.vim's cache warm-ups expect; -1: the canvas cap),
                       `stop`, `stream`, `response_fields` (["timings/predicted_ms", ...]: only those,
                       flattened by path, as llama.cpp does).  Answer: `content`, `stop`, `timings`, ...
@@ -128,8 +128,8 @@ class Compat:
         body = await self.api.body(request, check_model=False)
         prefix, suffix = _string(body, "input_prefix"), _string(body, "input_suffix")
         middle = _string(body, "prompt")
-        read_extra(body.get("input_extra"))        # checked; the engine's Request has no snippets yet
-        return await self.llama(request, body, prefix + middle, suffix)
+        extra = read_extra(body.get("input_extra"))     # other files' chunks: their lines are candidates
+        return await self.llama(request, body, prefix + middle, suffix, tuple(text for _, text in extra))
 
     @guarded()
     async def completion(self, request: Request) -> Response:
@@ -142,7 +142,8 @@ class Compat:
         prefix, suffix, _ = split_fim(prompt, None)
         return await self.llama(request, body, prefix, suffix)
 
-    async def llama(self, request: Request, body: dict[str, Any], prefix: str, suffix: str) -> Response:
+    async def llama(self, request: Request, body: dict[str, Any], prefix: str, suffix: str,
+                    snippets: tuple[str, ...] = ()) -> Response:
         t0 = time.monotonic()
         n_predict = _int(body.get("n_predict"), "n_predict", -1)
         stream = body.get("stream", False)
@@ -169,7 +170,7 @@ class Compat:
         if n_predict == 0:                       # nothing to predict (a client warming a cache)
             return JSONResponse(project(final("", ""), body.get("response_fields")))
         deadline = t0 + DEADLINE
-        job = await self.api.job(body, prefix, suffix, effort, max_tokens)
+        job = await self.api.job(body, prefix, suffix, effort, max_tokens, snippets)
         if stream:
             self.api.runner.admit()              # admitted or refused (429) before the 200
             return StreamingResponse(self.llama_stream(job, stops, deadline, final),
