@@ -218,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-ongoing-requests", type=int, default=16, help="requests one replica holds at once")
     ap.add_argument("--max-queued-requests", type=int, default=-1,
                     help="requests waiting in a proxy past which it answers 429 (default: no bound)")
+    ap.add_argument("--num-cpus-total", type=float, metavar="N",
+                    help="a local instance: the CPUs Ray may use (default: every core)")
+    ap.add_argument("--dashboard", action="store_true", help="a local instance: start Ray's dashboard too")
     ap.add_argument("--model", metavar="DIR")
     ap.add_argument("--effort")
     ap.add_argument("--max-queue", type=int, default=16)
@@ -241,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
     try:
-        url = start(a.port, a.host, a.address, replicas=a.replicas, min_replicas=a.min_replicas,
+        local = {} if a.address else {"include_dashboard": a.dashboard, "num_cpus": a.num_cpus_total}
+        url = start(a.port, a.host, a.address, ray_init=local, replicas=a.replicas, min_replicas=a.min_replicas,
                     max_replicas=a.max_replicas, target_ongoing_requests=a.target_ongoing_requests,
                     num_cpus=a.num_cpus, max_ongoing_requests=a.max_ongoing_requests,
                     max_queued_requests=a.max_queued_requests, model_dir=a.model, effort=a.effort,
