@@ -442,3 +442,29 @@ def test_weak_edge_next_to_a_definition_the_edit_leaves_unused_is_refused():
     r = merge(WEAK, still.replace("some(reachable)", "some(reachable).valueOf()"), "javascript")
     assert r.ok and "function reachable(segment)" in r.text, r.reason
     assert merge(WEAK, unused, "javascript").ok     # no weak head: the fragment anchors by its words
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cli_summary_on_stderr_in_each_language(lang, tmp_path):
+    """`redraft apply FILE SNIPPET` in each language: the merged file on stdout, one stderr line per
+    deletion naming the definition it removes (as merge() reports it)."""
+    ls = lines(lang)
+    name, kind = OLD[lang]
+    if lang == "javascript":
+        ends = next(i for i, l in enumerate(ls) if l.startswith("module.exports"))
+        start = next(i for i, l in enumerate(ls) if l.startswith("class OldStore"))
+        snippet = text([mark(lang)] + ls[start - 5:start - 1] + ls[ends - 1:])
+    else:
+        want = ls[:_last_def(lang)]
+        while not want[-1].strip():
+            want.pop()
+        snippet = text([mark(lang)] + want[-4:])
+    f, s = tmp_path / f"store{EXT[lang]}", tmp_path / "snippet.txt"
+    f.write_text(SRC[lang], encoding="utf-8")
+    s.write_text(snippet, encoding="utf-8")
+    p = _cli(f, s)
+    r = ok(lang, snippet)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode() == r.text
+    assert p.stderr.decode().splitlines() == [f"redraft apply: {d.summary()}" for d in r.deletions]
+    assert f"removed {kind} `{name}` (lines " in p.stderr.decode()
