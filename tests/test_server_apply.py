@@ -339,3 +339,28 @@ async def test_client_without_apply_edit_capability_is_refused():
         assert error["code"] == types.LSPErrorCodes.RequestFailed and "workspace/applyEdit" in error["message"]
     finally:
         assert c.close() == 0
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript", "typescript", "go", "rust"])
+async def test_deletion_summary_in_the_answer_in_each_language(client: LanguageClient, lang):
+    """The LSP answer's deletions are merge()'s, in each of the five languages (a snippet ending at
+    the file's new last line, or skipping a class between shown lines in JavaScript)."""
+    from test_apply_omission import EXT, OLD, SRC, _last_def, lines, mark, text
+    ls = lines(lang)
+    if lang == "javascript":
+        ends = next(i for i, l in enumerate(ls) if l.startswith("module.exports"))
+        start = next(i for i, l in enumerate(ls) if l.startswith("class OldStore"))
+        snippet = text([mark(lang)] + ls[start - 5:start - 1] + ls[ends - 1:])
+    else:
+        want = ls[:_last_def(lang)]
+        while not want[-1].strip():
+            want.pop()
+        snippet = text([mark(lang)] + want[-4:])
+    uri = f"file:///each/store{EXT[lang]}"
+    open_doc(client, uri, SRC[lang], language=lang, version=1)
+    expected = merge(SRC[lang], snippet, lang)
+    summary = await apply_edit(client, {"uri": uri, "snippet": snippet, "version": 1})
+    assert summary["applied"] and summary["deletions"] == [d.as_json() for d in expected.deletions]
+    assert f"removed {OLD[lang][1]} `{OLD[lang][0]}`" in summary["deletions"][0]["summary"]
+    edit = client.recorder.received[-1].edit.document_changes[0]
+    assert applied(SRC[lang], edit.edits, "utf-16") == expected.text
