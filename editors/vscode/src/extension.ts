@@ -12,7 +12,7 @@ import {
   type LanguageClientOptions,
   type StaticFeature,
 } from 'vscode-languageclient/node';
-import { APPLY_SNIPPET_COMMAND, errorMessage, prepareApply, resultMessage, type Message } from './applyEdit';
+import { APPLY_SNIPPET_COMMAND, applyWithConfirmation, prepareApply, type Confirmation, type Message } from './applyEdit';
 import { resolveServerCommand, ServerCommandError } from './command';
 import { changeAction, EFFORT_DETAILS, EFFORTS, isEffort, serverPayload } from './config';
 import { CLIENT_ACCEPTED, FeedbackTracker, SERVER_ACCEPT, SERVER_REJECT, wrapAcceptCommands } from './feedback';
@@ -209,14 +209,12 @@ async function applySnippetFromClipboard(): Promise<unknown> {
   const c = client; // a client still starting is fine: sendRequest waits for it
   const prepared = prepareApply(doc, snippet, LANGUAGES, c !== undefined);
   if (!prepared.ok) return void show({ level: 'error', text: prepared.message });
-  try {
-    const result = await c!.sendRequest(ExecuteCommandRequest.type, prepared.params); // ok: c is defined
-    show(resultMessage(result));
-    return result;
-  } catch (e) {
-    show(errorMessage(e));
-    return undefined;
-  }
+  const { message, result } = await applyWithConfirmation(prepared.params, {
+    send: (params) => c!.sendRequest(ExecuteCommandRequest.type, params), // ok: c is defined
+    confirm: (q: Confirmation) => vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, ...q.choices),
+  });
+  show(message);
+  return result;
 }
 
 function show(message: Message): void {
