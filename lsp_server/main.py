@@ -77,17 +77,13 @@ def serve(argv: list[str]) -> int:
         print(f"redraft serve: --backend: {p}", file=sys.stderr)
     if problems:           # a flag the backend cannot use: say so and stop, rather than guess
         return 2
-    if a.http and not a.stdio and backend is not None and backend.remote:
-        print("redraft serve: --backend with --http alone is not supported (the HTTP API serves its own model); "
-              "use --stdio --http to serve the HTTP API beside the language server on the backend", file=sys.stderr)
-        return 2
     ops = {"keys_file": a.keys_file, "rate_limit": a.rate_limit, "rate_burst": a.rate_burst,
            "access_log": a.access_log, "log_bodies": a.log_bodies}
     if a.http and not a.stdio:
         from redraft.http.serve import serve_http
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
                           max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
-                          shutdown_timeout=a.shutdown_timeout, **ops)
+                          shutdown_timeout=a.shutdown_timeout, backend=backend, **ops)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine

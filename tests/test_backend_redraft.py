@@ -265,3 +265,24 @@ async def test_the_server_killed_mid_request():
         await s.close()
         stop_http(proc)
         log.unlink(missing_ok=True)
+
+
+async def test_the_http_api_alone_in_front_of_a_remote_backend():
+    """`redraft serve --http --backend ollama ...`: a team's API in front of a GPU server; the
+    answer is the backend's, trimmed by the same plan; no model loaded here."""
+    from test_backend_kinds import Reply, Stub
+    stub = Stub(lambda seen: Reply(json={"model": "m", "response": "width * height\nmore", "done": True}))
+    proc, base, log = start_http("--backend", "ollama", "--backend-url", stub.url, "--backend-model", "m")
+    try:
+        body = json.dumps({"model": "redraft", "prompt": "def area(width, height):\n    return ",
+                           "suffix": "\n"}).encode()
+        req = urllib.request.Request(f"{base}/v1/completions", data=body, headers={
+            "Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            answer = json.loads(r.read())
+        assert answer["choices"][0]["text"] == "width * height"
+        assert [s.path for s in stub.seen] == ["/api/generate"] and stub.seen[0].body["model"] == "m"
+        assert "answering through backend ollama" in log.read_text()
+    finally:
+        stop_http(proc)
+        stub.close()

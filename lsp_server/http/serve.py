@@ -28,6 +28,7 @@ import socket
 import sys
 import threading
 import time
+from typing import Any
 
 from redraft.http.app import create_app
 from redraft.http.keys import KeyStore, KeysFileError, RateLimits
@@ -198,7 +199,10 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
                effort: str | None = None, max_queue: int = 16, log_requests: bool = False,
                request_timeout: float = REQUEST_TIMEOUT, keys_file: str | None = None, rate_limit: float = 0.0,
                rate_burst: float = 0.0, access_log: str | None = None, log_bodies: bool = False,
-               shutdown_timeout: float = SHUTDOWN_S) -> int:
+               shutdown_timeout: float = SHUTDOWN_S, backend: Any = None) -> int:
+    """`backend`: a remote BackendConfig (`--backend*`): the API in front of that model (a team's
+    vLLM or SGLang behind `openai-completions`, Mercury, another redraft), no model loaded here
+    unless its `fallback` is "local"."""
     try:
         api_key = check_bind(host, api_key, keys_file)
         ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
@@ -211,8 +215,9 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
         print(f"redraft serve: --shutdown-timeout must be >= 0, got {shutdown_timeout}", file=sys.stderr)
         return 2
     import uvicorn
-    runner = EngineRunner(model_dir, max_queue=max_queue)
     try:
+        runner = _remote_runner(backend, model_dir, max_queue) if backend is not None and backend.remote \
+            else EngineRunner(model_dir, max_queue=max_queue)
         runner.load()
     except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
         print(f"redraft serve: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
@@ -241,6 +246,29 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
     if any(t.is_alive() and not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
         _hard_exit()        # a worker still busy (a merge or a model step): do not wait for it
     return 0
+
+
+def _remote_runner(backend: Any, model_dir: str | None, max_queue: int) -> EngineRunner:
+    """A runner over a remote backend: its requests wait on the network, not on a model thread, so
+    up to `max_queue` run at once; the backend's log lines and health go to stderr."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from redraft.engine.backends.remote import RemoteEngine
+    local = None
+    if backend.fallback == "local":
+        from redraft.engine.pipeline import Engine
+        local = Engine(model_dir)
+
+    def event(level: str, message: str, changed: bool) -> None:
+        print(f"redraft serve: {message}", file=sys.stderr, flush=True)
+
+    engine = RemoteEngine(backend, local, event)
+    if engine.key_missing:
+        print(f"redraft serve: backend {backend.kind}: the environment variable {backend.api_key_env} is not set; "
+              "requests go without a key", file=sys.stderr)
+    pool = ThreadPoolExecutor(max_workers=max(1, max_queue), thread_name_prefix="redraft-http-remote")
+    print(f"redraft serve: answering through {engine.describe()}", file=sys.stderr, flush=True)
+    return EngineRunner(model_dir, max_queue=max_queue, source=lambda: (engine, pool))
 
 
 def add_ops_arguments(ap: argparse.ArgumentParser) -> None:
