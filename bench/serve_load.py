@@ -46,9 +46,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(max_batch: int, max_queue: int) -> tuple[subprocess.Popen, str, int]:
+def start_server(max_batch: int, max_queue: int, threads: int = 0) -> tuple[subprocess.Popen, str, int]:
     port = free_port()
     env = {**os.environ, "REDRAFT_HTTP_MAX_BATCH": str(max_batch)}
+    if threads:
+        env["REDRAFT_HTTP_THREADS"] = str(threads)
     proc = subprocess.Popen([sys.executable, "-m", "redraft", "serve", "--http", f"127.0.0.1:{port}",
                              "--max-queue", str(max_queue)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -212,12 +214,14 @@ def main() -> None:
     ap.add_argument("--pause-ms", type=float, default=600)
     ap.add_argument("--language", default="python",
                     help="the request's `language` (redraft's field; '' sends none: the server guesses it)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="the server's torch threads (REDRAFT_HTTP_THREADS; 0: its default, every core up to 4)")
     ap.add_argument("--compare", action="store_true", help="also the one-at-a-time runner (max batch 1)")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     kinds = [args.max_batch, 1] if args.compare else [args.max_batch]
-    servers = {mb: start_server(mb, args.max_queue) for mb in kinds}
+    servers = {mb: start_server(mb, args.max_queue, args.threads) for mb in kinds}
     runs: list[dict] = []
     try:
         for mb, (_, base, _) in servers.items():

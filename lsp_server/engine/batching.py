@@ -7,15 +7,15 @@ engine *view* whose model is a `BatchedModel`: a forward call does not run there
 (model/batch.py `forward_many`: position-wise layers once for all rows, attention per request
 against its own context keys/values).
 
-Lockstep, one baton.  The scheduler's thread takes turns with the request threads, so that only
-one of them computes at a time (two cores, and torch's threads spin: two computing threads at once
-are several times slower): a round hands the baton to every request that is ready, in the order
-they became ready, and each runs until its next forward call (or its end); then the round's calls
-go through the model as one batch and every caller becomes ready again.  So a request that arrives
-joins at the next step, one that finishes leaves the batch at once, and no request waits more than
-one step behind any other (fairness).  Cancellation per request: the scheduler drops the call of a
-request whose `should_stop` is true and raises `Cancelled` in its thread (the engine's own check
-between steps does the rest); the others' rows are untouched.
+Lockstep, one baton.  The request threads take turns, so that only one of them computes at a time
+(two cores, and torch's threads spin: two computing threads at once are several times slower):
+each request that is ready runs, in the order they became ready, until its next forward call (or
+its end); when the last of them has given the baton back, every request in flight waits for the
+model, and that last thread runs the round's calls as one pass, after which every caller is ready
+again.  So a request that arrives joins at the next step, one that finishes leaves the batch at
+once, and no request waits more than one step behind any other (fairness).  Cancellation per
+request: a pass drops the call of a request whose `should_stop` is true and raises `Cancelled` in
+its thread (the engine's own check between steps does the rest); the others' rows are untouched.
 
 Each request keeps its own context cache: a view's caches come from a `CachePool` of
 `ContextCache`s, leased per request; at its first encode a lease takes the idle cache with the
@@ -55,17 +55,21 @@ class _Job:
 
 
 class StepScheduler:
-    """The one thread that runs the model, and the baton the request threads take turns with."""
+    """The baton the request threads take turns with, and the passes of the model.
 
-    def __init__(self, max_rows: int = 4096, stats: dict | None = None, overlap: bool = False) -> None:
-        self.max_rows = max_rows
-        self.overlap = overlap         # tokens in one pass at most (a round over it runs in parts)
+    No thread of its own: the request thread that gives the baton back when every other request
+    in flight already waits for the model runs the pass itself (one request alone never changes
+    thread), then hands the baton on to the callers in their calls' order, itself first if it
+    made the first call."""
+
+    def __init__(self, max_rows: int = 4096, stats: dict | None = None) -> None:
+        self.max_rows = max_rows         # tokens in one pass at most (a round over it runs in parts)
         self.cv = threading.Condition()
         self.ready: deque[_Job] = deque()        # request threads waiting for the baton
         self.calls: list[_Pending] = []          # this round's forward calls
         self.local = threading.local()
         self.holder: _Job | None = None
-        self.closed = False
+        self.running = False                     # a pass is running
         self.paused: int | None = None           # tests: no pass past this many (pause/resume)
         self.passes = 0                          # passes run so far
         self.batch_size = 0                      # requests in the last pass
@@ -75,10 +79,6 @@ class StepScheduler:
         for k in ("batches", "batched_calls", "dropped_calls"):
             self.stats.setdefault(k, 0)
         self.stats.setdefault("batch_sizes", {})
-        self.threads = [threading.Thread(target=self._model, name="redraft-batch-model", daemon=True),
-                        threading.Thread(target=self._turns, name="redraft-batch-turns", daemon=True)]
-        for t in self.threads:
-            t.start()
 
     # ------------------------------------------------------------------ request threads
     @contextmanager
@@ -86,75 +86,69 @@ class StepScheduler:
         """A request's turn-taking: its thread computes only while it holds the baton."""
         j = _Job(stop)
         self.local.job = j
-        self._wait_turn(j)
+        with self.cv:
+            if self.holder is None and not self.ready and not self.running:
+                self.holder = j
+                j.turn.set()
+            else:
+                self.ready.append(j)
+        j.turn.wait()
         try:
             yield j
         finally:
             self.local.job = None
-            self._give_back(j)
-
-    def _wait_turn(self, j: _Job) -> None:
-        with self.cv:
-            self.ready.append(j)
-            self.cv.notify_all()
-        j.turn.wait()
-
-    def _give_back(self, j: _Job) -> None:
-        with self.cv:
-            j.turn.clear()
-            if self.holder is j:
-                self.holder = None
-            self.cv.notify_all()
+            self._release(j)
 
     def forward(self, model, call: Call):
         """Called by a request thread holding the baton: queues the call, gives the baton back,
-        and returns the call's (h, new keys/values) once its batch has run."""
+        and returns the call's (h, new keys/values) once its pass has run."""
         j: _Job | None = getattr(self.local, "job", None)
         if j is None:                    # not a scheduled request (e.g. a warm-up): run it alone
             return forward_many(model, [call])[0]
         p = _Pending(model, call, j.stop, j)
         with self.cv:
             self.calls.append(p)
-            j.turn.clear()
-            self.holder = None
-            self.cv.notify_all()
-        j.turn.wait()                    # set again after the batch, when it is this job's turn
+        self._release(j)
+        j.turn.wait()                    # set again after the pass, when it is this job's turn
         if p.error is not None:
             raise p.error
         return p.result
 
-    # ------------------------------------------------------------------ the two threads
-    def _turns(self) -> None:
-        """Hands the baton to the ready requests, one at a time, in the order they became ready."""
-        while True:
-            with self.cv:
-                while not self.ready and not self.closed:
-                    self.cv.wait()
-                if self.closed:
-                    return
-                j = self.ready.popleft()
-                self.holder = j
-                j.turn.set()
-                while self.holder is j:
-                    self.cv.wait()
+    def _release(self, j: _Job) -> None:
+        """`j` gives the baton back: to the next ready request, or, when every request waits for
+        the model, this thread runs the pass."""
+        with self.cv:
+            j.turn.clear()
+            if self.holder is j:
+                self.holder = None
+            calls = self._next()
+        if calls:
+            self._pass(calls)
 
-    def _model(self) -> None:
-        """Runs the queued calls as one pass: in lockstep once every request waits for the model;
-        with `overlap`, as soon as the model is free (the requests' own work meanwhile runs on
-        the other core)."""
-        while True:
-            with self.cv:
-                while not self.closed and ((self.paused is not None and self.passes >= self.paused) or not (
-                        self.calls and (self.overlap or (not self.ready and self.holder is None)))):
-                    self.cv.wait()
-                if self.closed:
-                    return
-                calls, self.calls = self.calls, []
-            self._run(calls)
-            with self.cv:                # the callers are ready again, in their calls' order
-                for p in calls:
-                    self.ready.append(p.job)
-                self.cv.notify_all()
+    def _next(self) -> list[_Pending] | None:
+        """Under the lock, with no holder: the baton to the next ready request, or the calls of a
+        pass that the calling thread must run (every request in flight waits for the model)."""
+        if self.holder is not None or self.running:
+            return None
+        if self.ready:
+            self.holder = self.ready.popleft()
+            self.holder.turn.set()
+            return None
+        if not self.calls or (self.paused is not None and self.passes >= self.paused):
+            return None
+        calls, self.calls = self.calls, []
+        self.running = True
+        return calls
+
+    def _pass(self, calls: list[_Pending]) -> None:
+        while calls:
+            try:
+                self._run(calls)
+            finally:
+                with self.cv:            # the callers are ready again, in their calls' order
+                    self.running = False
+                    self.ready.extend(p.job for p in calls)
+                    calls = self._next()
 
     def _run(self, calls: list[_Pending]) -> None:
         live = []
@@ -193,9 +187,12 @@ class StepScheduler:
             self.paused = after
 
     def resume(self) -> None:
+        """Lifts the pause; the pass that waited runs on the calling thread."""
         with self.cv:
             self.paused = None
-            self.cv.notify_all()
+            calls = self._next()
+        if calls:
+            self._pass(calls)
 
     def queued(self) -> int:
         """Calls waiting for the next pass."""
@@ -203,9 +200,7 @@ class StepScheduler:
             return len(self.calls)
 
     def close(self) -> None:
-        with self.cv:
-            self.closed = True
-            self.cv.notify_all()
+        """Nothing to stop (no thread of its own); kept for symmetry with the runner's shutdown."""
 
 
 def _stopped(stop: Callable[[], bool]) -> bool:
@@ -244,30 +239,44 @@ class BatchedModel:
 
 
 class CachePool:
-    """Idle context caches, leased one per request (and per layout: completion, next edit)."""
+    """Context caches, leased one per request (and per layout: completion, next edit).
+
+    A request takes the cache whose tokens share the longest prefix with its context: an idle one
+    is handed over; one still leased to another request (a typist's last keystroke, not yet
+    abandoned) is copied: its keys/values are never written in place (an encode builds new
+    tensors and rebinds `ids`/`kv`), and under the scheduler's baton no encode rebinds them while
+    another request reads them."""
 
     def __init__(self, size: int = 32) -> None:
         self.size = size
         self.lock = threading.Lock()
         self.idle: list[ContextCache] = []      # least recently used first
+        self.leased: list[ContextCache] = []
 
     def take(self, ids: list[int]) -> ContextCache:
-        """The idle cache sharing the longest prefix with `ids` when that is at least half of them
-        (a typist's last keystroke); else a new one (taking another's would only evict it)."""
+        """The best match when it shares at least half of `ids` (else a new cache: taking
+        another's would only evict it)."""
         with self.lock:
             best, best_n = None, 0
-            for c in self.idle:
+            for c in self.idle + self.leased:
                 n = _common(c.ids, ids)
                 if n > best_n:
                     best, best_n = c, n
             if best is None or 2 * best_n < len(ids):
-                return ContextCache()
-            self.idle.remove(best)
-            return best
+                out = ContextCache()
+            elif any(c is best for c in self.idle):
+                self.idle = [c for c in self.idle if c is not best]
+                out = best
+            else:
+                out = ContextCache(ids=list(best.ids), kv=best.kv)
+            self.leased.append(out)
+            return out
 
     def give(self, cache: ContextCache) -> None:
         """Back to the pool (the least recently used beyond `size` are dropped)."""
         with self.lock:
+            if any(c is cache for c in self.leased):
+                self.leased = [c for c in self.leased if c is not cache]
             if cache.kv is None:
                 return
             self.idle.append(cache)

@@ -58,7 +58,8 @@ class EngineRunner:
         self.model_dir = model_dir
         self.source = source          # blocking () -> (engine, executor), or None: load our own
         self.max_queue = max_queue
-        self.threads = threads
+        env_threads = os.environ.get("REDRAFT_HTTP_THREADS", "")
+        self.threads = threads or (int(env_threads) if env_threads.isdigit() else 0)   # 0: auto_threads()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redraft-http-model")
         self.engine: Any = None
         self.pending = 0
@@ -245,7 +246,7 @@ class EngineRunner:
         for pool in (self.pool, self.cpu_pool, self.big_pool, self.workers):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
-        self._end_proc_pool()      # (the scheduler's thread stays: stopped jobs leave it at their next step)
+        self._end_proc_pool()      # (batched jobs: their stop events are set, they leave at their next step)
 
 
 class _Check:
