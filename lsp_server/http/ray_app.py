@@ -24,6 +24,10 @@
   first, `_Tagged` shows the app a disconnect too (tests/test_http_ray.py checks both kinds of
   request: a stream closed after its first draft, and held requests whose clients leave).
 
+The GPU path (`--backend openai-completions --backend-url http://gpu-host:30000/v1 --backend-model M
+--backend-template qwen`, redraft.engine.backends): the replicas load no model and answer every
+format through the remote backend (SGLang, vLLM, ...), which does the batching; `--num-cpus 0.5`.
+
 Ray is imported only here: nothing else of redraft needs it (`pip install 'redraft[serve]'`)."""
 from __future__ import annotations
 
@@ -49,8 +53,8 @@ STOP_GRACE = 2.0                # seconds a cancelled request's app gets to see 
 def _engine_options(model_dir: str | None = None, effort: str | None = None, max_queue: int = 16,
                     num_cpus: float = 1.0, api_key: str | None = None, keys_file: str | None = None,
                     rate_limit: float = 0.0, rate_burst: float = 0.0, access_log: str | None = None,
-                    log_bodies: bool = False, max_batch: int | None = None) -> dict[str, Any]:
-    return {"model_dir": model_dir, "effort": effort, "max_queue": max_queue, "threads": max(1, int(num_cpus)),
+                    log_bodies: bool = False, max_batch: int | None = None, backend: Any = None) -> dict[str, Any]:
+    return {"backend": backend, "model_dir": model_dir, "effort": effort, "max_queue": max_queue, "threads": max(1, int(num_cpus)),
             "api_key": api_key, "keys_file": keys_file, "rate_limit": rate_limit, "rate_burst": rate_burst,
             "access_log": access_log, "log_bodies": log_bodies, "max_batch": max_batch}
 
@@ -64,9 +68,18 @@ class _Replica:
         o = dict(options)
         ops = _ops(o["api_key"], o["keys_file"], o["rate_limit"], o["rate_burst"], o["access_log"],
                    False, o["log_bodies"])
-        self.runner = EngineRunner(o["model_dir"], max_queue=o["max_queue"], threads=o["threads"],
-                                   max_batch=o["max_batch"])
-        self.runner.load()
+        backend = o.get("backend")
+        if backend is not None and backend.remote:      # the GPU path: a remote model behind the API
+            from concurrent.futures import ThreadPoolExecutor
+
+            from redraft.engine.backends.remote import RemoteEngine
+            remote = RemoteEngine(backend)
+            pool = ThreadPoolExecutor(max_workers=o["max_batch"] or 8, thread_name_prefix="redraft-remote")
+            self.runner = EngineRunner(max_queue=o["max_queue"], source=lambda: (remote, pool))
+        else:
+            self.runner = EngineRunner(o["model_dir"], max_queue=o["max_queue"], threads=o["threads"],
+                                       max_batch=o["max_batch"])
+            self.runner.load()
         self.http_app = create_app(self.runner, default_effort=o["effort"] or "low", **ops)
         try:
             self.replica_id = serve.get_replica_context().replica_id.unique_id
@@ -78,7 +91,7 @@ class _Replica:
 
     def check_health(self) -> None:
         """Ray's health check: the model is loaded and the replica is not draining."""
-        if self.runner.engine is None or self.http_app.api.draining:
+        if (self.runner.engine is None and self.runner.source is None) or self.http_app.api.draining:
             raise RuntimeError("redraft replica not ready")
 
     def __del__(self) -> None:
@@ -130,7 +143,9 @@ def deployment(replicas: int = 1, min_replicas: int | None = None, max_replicas:
                max_queued_requests: int = -1, **engine: Any):
     """The bound Ray Serve application (`serve.run` it): `replicas` fixed, or autoscaling between
     `min_replicas` and `max_replicas` on `target_ongoing_requests` a replica; `engine`: model_dir,
-    effort, max_queue, api_key, keys_file, rate_limit, rate_burst, access_log, log_bodies, max_batch."""
+    effort, max_queue, api_key, keys_file, rate_limit, rate_burst, access_log, log_bodies, max_batch, and
+    `backend` (a remote BackendConfig, redraft.engine.backends: each replica answers through it, on
+    `max_batch` threads at once, instead of loading a model: the GPU path)."""
     from ray import serve
     from ray.serve.config import BackpressureConfig
     options = _engine_options(num_cpus=num_cpus, **engine)
@@ -231,7 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate-burst", type=float, default=0.0)
     ap.add_argument("--access-log", metavar="PATH")
     ap.add_argument("--log-bodies", action="store_true")
+    from redraft.engine.backends.config import add_flags, flags_of
+    add_flags(ap)       # --backend openai-completions --backend-url ...: the GPU path
     a = ap.parse_args(argv)
+    backend, problems = flags_of(a)
+    if problems:
+        for p in problems:
+            print(f"redraft ray_app: --backend: {p}", file=sys.stderr)
+        return 2
     try:
         api_key = check_bind(a.host, a.api_key, a.keys_file)
         _ops(api_key, a.keys_file, a.rate_limit, a.rate_burst, a.access_log, False, a.log_bodies)
@@ -251,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                     max_queued_requests=a.max_queued_requests, model_dir=a.model, effort=a.effort,
                     max_queue=a.max_queue, max_batch=a.max_batch, api_key=api_key, keys_file=a.keys_file,
                     rate_limit=a.rate_limit, rate_burst=a.rate_burst, access_log=a.access_log,
-                    log_bodies=a.log_bodies)
+                    log_bodies=a.log_bodies, backend=backend)
         print(f"redraft ray_app: HTTP API on {url}/v1 (Ray Serve)", file=sys.stderr, flush=True)
         done.wait()
     except RuntimeError as e:
