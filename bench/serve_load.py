@@ -188,7 +188,8 @@ def one_run(base: str, port: int, clients: int, args, seed: int) -> dict:
            "throughput": out["answered"] / args.seconds,
            "p50_ms": 1000 * pct(lat, 0.5), "p95_ms": 1000 * pct(lat, 0.95),
            "server": {k: after.get(k, 0) - before.get(k, 0) for k in
-                      ("requests", "completed", "refused_busy", "cancelled", "skipped", "dropped_calls")},
+                      ("requests", "completed", "refused_busy", "cancelled", "skipped", "dropped_calls",
+                       "batched_rows", "pass_seconds")},
            "mean_batch": (sum(k * v for k, v in sizes.items()) / passes) if passes else None,
            "batch_max": max(sizes) if sizes else None,
            "batch_sizes": dict(sorted(sizes.items()))}

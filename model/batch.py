@@ -30,10 +30,36 @@ class Call:
     positions: torch.Tensor           # (1, T) int64
     past: list[KV] | None = None      # per layer (1, KVH, P, hd), this call's own
     mask: torch.Tensor | None = None  # bool (1, 1, T, P+T) or None (attend to all)
+    scratch: dict | None = None       # the caller's, kept across its calls: [past | canvas] buffers
 
 
-def _attend(attn, q, k, v, past: KV | None, mask) -> torch.Tensor:
+def _buffers(c: Call, n_layers: int) -> list | None:
+    """A denoising step's per-layer [context | canvas] key/value buffers, reused across the steps
+    of one canvas (same `past`, same width): the torch reference of canvas attention concatenates
+    the whole context's keys/values to the canvas's at every step of every layer; here only the
+    canvas part is written, and attention reads the very same values (bit for bit the same
+    answer). None: no scratch, or a backend other than the torch reference."""
+    if c.scratch is None or c.past is None or c.mask is not None or kernels.backend(c.past[0][0]) != "torch":
+        return None
+    T = c.tokens.shape[1]
+    got = c.scratch.get("canvas_kv")
+    if got is None or got[0] is not c.past or got[1] != T:
+        got = (c.past, T, [None] * n_layers)
+        c.scratch["canvas_kv"] = got
+    return got[2]
+
+
+def _attend(attn, q, k, v, past: KV | None, mask, bufs: list | None = None, layer: int = 0) -> torch.Tensor:
     """One call's attention, the branches of Attention.forward: q, k, v (1, H|KVH, T, hd)."""
+    if bufs is not None and past[0].dtype == k.dtype == q.dtype:
+        P = past[0].shape[2]
+        if bufs[layer] is None:       # kernels/ops canvas_attention_ref's cat, once per canvas
+            bufs[layer] = (torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2))
+        else:
+            bufs[layer][0][:, :, P:] = k
+            bufs[layer][1][:, :, P:] = v
+        kb, vb = bufs[layer]
+        return F.scaled_dot_product_attention(q, kb, vb, enable_gqa=kb.shape[1] != q.shape[1])
     if past is not None and mask is None:
         return kernels.canvas_attention(q, past[0].to(k.dtype), past[1].to(v.dtype), k, v)
     if past is not None:
@@ -59,6 +85,7 @@ def forward_many(model: Transformer, calls: list[Call]) -> list[tuple[torch.Tens
     cos, sin = rope_tables(positions, cfg.head_dim, cfg.rope_theta)
     N = x.shape[1]
     new: list[list[KV]] = [[] for _ in calls]
+    bufs = [_buffers(c, len(model.blocks)) for c in calls]
     for i, blk in enumerate(model.blocks):
         a = blk.attn
         h = blk.attn_norm(x)
@@ -72,7 +99,8 @@ def forward_many(model: Transformer, calls: list[Call]) -> list[tuple[torch.Tens
         for j, (c, (s, e)) in enumerate(zip(calls, spans)):
             kj, vj = k[:, :, s:e], v[:, :, s:e]
             new[j].append((kj, vj))
-            ys.append(_attend(a, q[:, :, s:e], kj, vj, c.past[i] if c.past is not None else None, c.mask))
+            ys.append(_attend(a, q[:, :, s:e], kj, vj, c.past[i] if c.past is not None else None, c.mask,
+                              bufs[j], i))
         y = torch.cat(ys, 2) if len(ys) > 1 else ys[0]
         out = a.wo(y.transpose(1, 2).reshape(1, N, -1))
         hh, x = blk.mlp_norm(out, residual=x)

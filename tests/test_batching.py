@@ -114,7 +114,13 @@ def test_one_ragged_pass_computes_what_each_call_computes_alone(engine):
     mask = torch.cat([torch.ones(3, P, dtype=torch.bool), torch.ones(3, 3, dtype=torch.bool).tril()], 1)
     calls.append(Call(torch.randint(10, 8000, (1, 3), generator=g), torch.arange(P, P + 3)[None],
                       calls[1].past, mask[None, None]))
+    for c in calls[:3]:                                       # each canvas keeps its [context | canvas] buffers
+        c.scratch = {}
+    forward_many(m, calls)
+    for c in calls[:3]:                                       # the next step: new canvas tokens, same buffers
+        c.tokens = torch.randint(10, 8000, c.tokens.shape, generator=g)
     many = forward_many(m, calls)
+    assert all(c.scratch.get("canvas_kv") for c in calls[:3])
     with torch.inference_mode():
         for c, (h, kv) in zip(calls, many):
             h1, kv1 = m(c.tokens, c.positions, past=c.past, mask=c.mask)

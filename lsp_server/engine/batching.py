@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable
@@ -46,12 +47,13 @@ class _Pending:
 
 
 class _Job:
-    __slots__ = ("stop", "turn", "passes")
+    __slots__ = ("stop", "turn", "passes", "scratch")
 
     def __init__(self, stop: Callable[[], bool] | None) -> None:
         self.stop = stop
         self.turn = threading.Event()    # set: this job holds the baton
         self.passes: list[int] = []      # the numbers of the passes its calls went through
+        self.scratch: dict = {}          # model/batch.py's buffers for its canvas, kept across steps
 
 
 class StepScheduler:
@@ -76,7 +78,7 @@ class StepScheduler:
         # counters (updated in place: the HTTP runner passes its own stats), and "batch_sizes":
         # passes by their number of calls, replaced on every change (a reader may iterate it)
         self.stats = stats if stats is not None else {}
-        for k in ("batches", "batched_calls", "dropped_calls"):
+        for k in ("batches", "batched_calls", "batched_rows", "dropped_calls", "pass_seconds"):
             self.stats.setdefault(k, 0)
         self.stats.setdefault("batch_sizes", {})
 
@@ -105,6 +107,7 @@ class StepScheduler:
         j: _Job | None = getattr(self.local, "job", None)
         if j is None:                    # not a scheduled request (e.g. a warm-up): run it alone
             return forward_many(model, [call])[0]
+        call.scratch = j.scratch
         p = _Pending(model, call, j.stop, j)
         with self.cv:
             self.calls.append(p)
@@ -163,6 +166,7 @@ class StepScheduler:
             for p in part:
                 by_model.setdefault(id(p.model), []).append(p)
             for group in by_model.values():
+                t0 = time.perf_counter()
                 try:
                     outs = forward_many(group[0].model, [p.call for p in group])
                     for p, out in zip(group, outs):
@@ -171,6 +175,8 @@ class StepScheduler:
                     for p in group:
                         p.error = e
                 n = len(group)
+                self.stats["pass_seconds"] += time.perf_counter() - t0
+                self.stats["batched_rows"] += sum(p.call.tokens.shape[1] for p in group)
                 self.passes += 1
                 for p in group:
                     p.job.passes.append(self.passes)
