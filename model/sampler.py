@@ -12,6 +12,7 @@ Stops when nothing is masked; the last allowed step commits everything left.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -99,10 +100,26 @@ def banned_ids(tok: Tokenizer) -> list[int]:
     return sorted(i for i in tok.special_ids if i != tok.eom_id)
 
 
+_BIASES: dict[tuple, tuple[weakref.ref, torch.Tensor]] = {}
+
+
 def vocab_bias(tok: Tokenizer, vocab_size: int, device, eom: bool = True, allow: tuple[int, ...] = ()) -> torch.Tensor:
     """(vocab_size,) logit bias: -inf for what may never be emitted (the special tokens but <eom>
     and those in `allow`, or with eom=False every special token: plain text; and model rows the
-    tokenizer never emits), else 0."""
+    tokenizer never emits), else 0.  A fresh tensor each call, built once per tokenizer and
+    arguments (the tokenizer's vocab_size alone costs ~2 ms, paid by every request otherwise)."""
+    key = (id(tok), vocab_size, str(device), eom, tuple(allow))
+    got = _BIASES.get(key)
+    if got is not None and got[0]() is tok:
+        return got[1].clone()
+    bias = _vocab_bias(tok, vocab_size, device, eom, allow)
+    if len(_BIASES) > 64:
+        _BIASES.clear()
+    _BIASES[key] = (weakref.ref(tok), bias.clone())
+    return bias
+
+
+def _vocab_bias(tok: Tokenizer, vocab_size: int, device, eom: bool, allow: tuple[int, ...]) -> torch.Tensor:
     bias = torch.zeros(vocab_size, device=device)
     bias[banned_ids(tok) if eom else sorted(tok.special_ids)] = float("-inf")
     bias[tok.vocab_size:] = float("-inf")
