@@ -54,8 +54,8 @@ def _engine_options(model_dir: str | None = None, effort: str | None = None, max
                     num_cpus: float = 1.0, api_key: str | None = None, keys_file: str | None = None,
                     rate_limit: float = 0.0, rate_burst: float = 0.0, access_log: str | None = None,
                     log_bodies: bool = False, max_batch: int | None = None, backend: Any = None) -> dict[str, Any]:
-    return {"backend": backend, "model_dir": model_dir, "effort": effort, "max_queue": max_queue, "threads": max(1, int(num_cpus)),
-            "api_key": api_key, "keys_file": keys_file, "rate_limit": rate_limit, "rate_burst": rate_burst,
+    return {"backend": backend, "model_dir": model_dir, "effort": effort, "max_queue": max_queue,
+            "threads": max(1, int(num_cpus)), "api_key": api_key, "keys_file": keys_file, "rate_limit": rate_limit, "rate_burst": rate_burst,
             "access_log": access_log, "log_bodies": log_bodies, "max_batch": max_batch}
 
 
