@@ -94,6 +94,12 @@ class EngineRunner:
         engine = Engine(self.model_dir)
         if self.max_batch > 1:
             self.batching(engine)
+            if self.scheduler is not None and not self.threads:
+                # batched: one torch thread.  The passes run on whichever request thread is last
+                # to give the baton back, and torch's spinning workers of several such threads
+                # starved each other on 2 cores (a lone request 119 vs 94 ms p50, bench/serve_load.py);
+                # the second core serves the HTTP loop meanwhile
+                torch.set_num_threads(1)
         self.engine = engine
 
     def batching(self, engine: Any) -> None:
