@@ -233,3 +233,22 @@ def _both_stats(base: str, tries: int | None = None) -> dict[str, dict]:
         n += 1
     assert tries is not None or len(out) == 2, "a replica never answered /v1/redraft/stats"
     return out
+
+
+def test_zz_the_gpu_path_a_remote_model_behind_the_replicas(plain, ray_base):
+    """Last (it replaces the deployment): the replicas answer through the `openai-completions`
+    backend (as in front of SGLang or vLLM), here a real `redraft serve --http` behind them that
+    gets the FIM prompt rendered with the Qwen template: the same text as asking it directly."""
+    from redraft.engine.backends.config import from_flags
+    from redraft.http import ray_app
+    cfg, problems = from_flags("openai-completions", f"{plain}/v1", "redraft", None, 60000, "qwen", False, None, False)
+    assert problems == []
+    port = int(ray_base.rsplit(":", 1)[1])
+    assert ray_app.start(port, replicas=1, num_cpus=0, backend=cfg, timeout_s=READY_S) == ray_base
+    behind = httpx.get(f"{plain}/v1/redraft/stats", timeout=30).json()["requests"]
+    for case in ("mercury-fim", "openai", "ollama"):
+        path, body, read = CASES[case]
+        want = _ask(plain, path, body, read)
+        got = _ask(ray_base, path, body, read)
+        assert got[:3] == want[:3]
+    assert httpx.get(f"{plain}/v1/redraft/stats", timeout=30).json()["requests"] == behind + 6
