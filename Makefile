@@ -9,7 +9,7 @@ TORCH := torch==2.13.0
 EDITORS_STAMP := $(VENV)/.editors-done
 VSCODE := editors/vscode
 
-.PHONY: setup demo test test-editors train corpus corpus-languages carry clean
+.PHONY: setup demo test test-editors test-serve train corpus corpus-languages carry clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,12 +25,17 @@ demo: $(STAMP)
 
 # the core suite, then the VS Code extension's unit tests (node's test runner)
 test: $(STAMP) $(VSCODE)/node_modules/.package-lock.json
-	$(BIN)/python -m pytest -q -x tests --ignore=tests/editors
+	$(BIN)/python -m pytest -q -x tests --ignore=tests/editors --ignore=tests/test_http_ray.py
 	cd $(VSCODE) && npm test
 
 # the extension's npm dependencies, exactly as locked (npm's own cache makes a fresh clone quick)
 $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund
+
+# the HTTP API on Ray Serve: a local Ray instance, two replicas (ray[serve] is installed for this only)
+test-serve: $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,serve]'
+	$(BIN)/python -m pytest -q tests/test_http_ray.py
 
 # the clients in real editors: VS Code (code-server 4.100.3 in headless Chromium), Neovim 0.11.4
 # (PyPI) and Debian's 0.7.2. Installs what they need once (cached under ~/.cache/redraft-editors).

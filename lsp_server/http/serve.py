@@ -129,7 +129,7 @@ def _uvicorn_config(app, host: str, port: int, request_timeout: float, shutdown_
     import uvicorn
     return uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
                           http=_protocol(request_timeout), timeout_graceful_shutdown=shutdown_timeout,
-                          lifespan="off")
+                          lifespan="off", loop="asyncio")   # the same loop whether or not uvloop is installed
 
 
 def _ops(api_key: str | None, keys_file: str | None, rate_limit: float, rate_burst: float,
