@@ -16,6 +16,9 @@ Retry-After), or lost (anything else: an error status, a reset, a timeout); `los
 model needs (about 120 ms a request on the shared 2-core machine, November 2026).  The server's own
 counters (/v1/redraft/stats) give the batch sizes its passes reached.
 
+--closed: each typist waits for a keystroke's answer before the next (`--gap-ms` after it was sent
+at the earliest): nothing is abandoned, and the answered rate at N typists is the server's capacity.
+
 --compare runs every client count against the one-at-a-time runner too
 (REDRAFT_HTTP_MAX_BATCH=1), in the same session, alternating, so that both see the same machine.
 """
@@ -110,7 +113,12 @@ class Typist:
             if inflight is not None and not inflight.done():
                 inflight.cancel()                 # the editor abandons it: its connection closes
             inflight = asyncio.ensure_future(self.request(prefix, suffix))
-            await asyncio.sleep(self.gap() + (self.args.pause_ms / 1000 if end_of_line else 0))
+            pause = self.gap() + (self.args.pause_ms / 1000 if end_of_line else 0)
+            if self.args.closed:      # the next keystroke waits for this one's answer (no abandoning)
+                t0 = time.monotonic()
+                await inflight
+                pause = max(0.0, pause - (time.monotonic() - t0))
+            await asyncio.sleep(pause)
         if inflight is not None and not inflight.done():
             await asyncio.wait({inflight}, timeout=30)   # the last keystroke's answer is awaited
             if not inflight.done():
@@ -217,6 +225,8 @@ def main() -> None:
                     help="the request's `language` (redraft's field; '' sends none: the server guesses it)")
     ap.add_argument("--threads", type=int, default=0,
                     help="the server's torch threads (REDRAFT_HTTP_THREADS; 0: its default, every core up to 4)")
+    ap.add_argument("--closed", action="store_true",
+                    help="closed loop: each keystroke waits for the last one's answer (server capacity; nothing abandoned)")
     ap.add_argument("--compare", action="store_true", help="also the one-at-a-time runner (max batch 1)")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
@@ -240,8 +250,8 @@ def main() -> None:
         for proc, _, _ in servers.values():
             stop_server(proc)
     print(f"\n{args.seconds:g} s per run, median of {args.repeats}; keystrokes {args.gap_ms:g} ms apart, "
-          f"{args.pause_ms:g} ms at line ends; max queue {args.max_queue}")
-    print("| max batch | clients | answered/s | x one client | p50 ms | p95 ms | sent | abandoned | 429 | lost | mean batch | max batch |")
+          f"{args.pause_ms:g} ms at line ends{' (closed loop)' if args.closed else ''}; max queue {args.max_queue}")
+    print("| max batch | clients | answered/s | x one client | p50 ms | p95 ms | sent | abandoned | 429 (all runs) | lost (all runs) | mean batch | max batch |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mb in kinds:
         one = None
