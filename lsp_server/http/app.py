@@ -265,7 +265,9 @@ class _Api:
         if language is not None and not isinstance(language, str):
             raise ApiError(400, "language must be a string (a languageId such as python)", param="language")
         if not language:
-            sample = prefix[-8000:] + suffix[:2000]
+            head = prefix[-8000:]
+            head = head[head.find("\n") + 1:] if len(prefix) > 8000 else head   # whole lines only
+            sample = head + suffix[:2000]
             language = await self.runner.cpu(len(sample), _guess_language, sample)
         return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets)
 

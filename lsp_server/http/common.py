@@ -129,7 +129,9 @@ def _cut(text: str, stops: list[str]) -> str:
 
 
 def _guess_language(text: str) -> str:
-    """The language whose grammar parses the text with the fewest errors (Python first on ties)."""
+    """The language whose grammar parses the text with the fewest errors (Python first on ties).
+    A text Python parses without an error is Python at once: one parse instead of five for the
+    usual request (five parses of 10 KB cost ~120 ms of CPU, which capped a loaded server)."""
     from redraft.engine.apply.definitions import _error_count
     from redraft.engine.syntax.languages import language_for
     best, name = None, "python"
@@ -138,6 +140,8 @@ def _guess_language(text: str) -> str:
         if lang is None:
             continue
         n = _error_count(lang, text)
+        if cand == "python" and n == 0:
+            return cand
         if best is None or n < best:
             best, name = n, cand
     return name
