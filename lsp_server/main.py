@@ -69,6 +69,10 @@ def serve(argv: list[str]) -> int:
     ap.add_argument("--log-bodies", action="store_true", help="HTTP: add request bodies (code) to the access log")
     ap.add_argument("--shutdown-timeout", type=float, default=20.0, metavar="S",
                     help="HTTP: seconds in-flight requests get to finish on SIGTERM")
+    ap.add_argument("--max-batch", type=int, default=None, metavar="N",
+                    help="HTTP: requests whose denoising steps share the model's passes (default 8; 1: one at a time)")
+    ap.add_argument("--threads", type=int, default=0, metavar="N",
+                    help="HTTP: torch threads (default: 1 when batching, else every core up to 4)")
     from redraft.engine.backends.config import add_flags, flags_of
     add_flags(ap)       # --backend KIND --backend-url ...: the default for the `backend` setting
     a = ap.parse_args(argv)
@@ -83,7 +87,8 @@ def serve(argv: list[str]) -> int:
         from redraft.http.serve import serve_http
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
                           max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
-                          shutdown_timeout=a.shutdown_timeout, backend=backend, **ops)
+                          shutdown_timeout=a.shutdown_timeout, backend=backend, max_batch=a.max_batch,
+                          threads=a.threads, **ops)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine

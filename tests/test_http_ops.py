@@ -212,3 +212,12 @@ def test_sigterm_finishes_the_answer_in_flight_then_exits_0(ops):
     last = json.loads(out["events"][-2])["choices"][0]
     assert last["finish_reason"] == "stop" and last["text"].strip()
     assert proc.wait(30) == 0
+
+
+def test_batch_and_thread_flags_are_checked():
+    """`--max-batch N` / `--threads N` reach the runner; nonsense is a one-line exit 2, no model loaded."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "redraft", "serve", "--http", "127.0.0.1:0", "--max-batch", "0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--max-batch must be >= 1" in r.stderr

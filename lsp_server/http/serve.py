@@ -199,7 +199,8 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
                effort: str | None = None, max_queue: int = 16, log_requests: bool = False,
                request_timeout: float = REQUEST_TIMEOUT, keys_file: str | None = None, rate_limit: float = 0.0,
                rate_burst: float = 0.0, access_log: str | None = None, log_bodies: bool = False,
-               shutdown_timeout: float = SHUTDOWN_S, backend: Any = None) -> int:
+               shutdown_timeout: float = SHUTDOWN_S, backend: Any = None, max_batch: int | None = None,
+               threads: int = 0) -> int:
     """`backend`: a remote BackendConfig (`--backend*`): the API in front of that model (a team's
     vLLM or SGLang behind `openai-completions`, Mercury, another redraft), no model loaded here
     unless its `fallback` is "local"."""
@@ -214,10 +215,13 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
     if not shutdown_timeout >= 0:
         print(f"redraft serve: --shutdown-timeout must be >= 0, got {shutdown_timeout}", file=sys.stderr)
         return 2
+    if (max_batch is not None and max_batch < 1) or threads < 0:
+        print("redraft serve: --max-batch must be >= 1 and --threads >= 0", file=sys.stderr)
+        return 2
     import uvicorn
     try:
         runner = _remote_runner(backend, model_dir, max_queue) if backend is not None and backend.remote \
-            else EngineRunner(model_dir, max_queue=max_queue)
+            else EngineRunner(model_dir, max_queue=max_queue, threads=threads, max_batch=max_batch)
         runner.load()
     except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
         print(f"redraft serve: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
