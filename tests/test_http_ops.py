@@ -1,5 +1,5 @@
-"""Operating the HTTP API (issue 46, part 3) through a real server (`python -m redraft.http.serve`,
-`redraft serve --http` with the operations flags): the keys file and `redraft keys` (hashes only,
+"""Operating the HTTP API (issue 46, part 3) through a real server (`redraft serve --http`
+with the operations flags): the keys file and `redraft keys` (hashes only,
 mode 0600, a revoked key refused at once), per-key rate limits (429 with Retry-After), /health
 without a key, /metrics in Prometheus's text format (parsed by prometheus_client's parser), the
 JSON access log without code or keys, and SIGTERM finishing the answer in flight."""
@@ -21,13 +21,13 @@ from test_http_api import PREFIX, ROOT, SUFFIX, free_port
 
 
 def keys(path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "redraft.http.keys", "--file", str(path), *args],
+    return subprocess.run([sys.executable, "-m", "redraft", "keys", "--file", str(path), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=30)
 
 
 def serve(*args: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "redraft.http.serve", "--http", f"127.0.0.1:{port}", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "redraft", "serve", "--http", f"127.0.0.1:{port}", *args],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -174,7 +174,7 @@ async def test_log_bodies_adds_the_request_body_and_never_the_key():
 def test_a_bad_keys_file_stops_the_server_before_it_starts(tmp_path):
     bad = tmp_path / "keys.json"
     bad.write_text('{"keys": [{"name": "x"}]}')
-    p = subprocess.run([sys.executable, "-m", "redraft.http.serve", "--http", f"127.0.0.1:{free_port()}",
+    p = subprocess.run([sys.executable, "-m", "redraft", "serve", "--http", f"127.0.0.1:{free_port()}",
                         "--keys-file", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "sha256" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 

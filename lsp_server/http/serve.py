@@ -13,14 +13,12 @@ Graceful shutdown (SIGTERM or SIGINT, `_Server`): the listening socket closes (n
 flight (streams included) is answered in full for up to `shutdown_timeout` seconds (default
 SHUTDOWN_S); then what is left is stopped at its next denoising step and the process exits 0.
 
-Operations (keyword arguments, with `add_ops_arguments` for the command line): `keys_file` (per-user
+Operations (keyword arguments; main.py's `redraft serve` flags): `keys_file` (per-user
 keys, keys.py, re-read when it changes), `rate_limit`/`rate_burst` (each key's default token
 bucket), `access_log` (JSON lines: a path, or "-" for stderr; `log_requests` is "-"), `log_bodies`
-(request bodies in the access log: code; off by default).  `python -m redraft.http.serve --http
-HOST:PORT ...` runs it with the same flags as `redraft serve --http`."""
+(request bodies in the access log: code; off by default)."""
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import json
 import os
@@ -275,53 +273,7 @@ def _remote_runner(backend: Any, model_dir: str | None, max_queue: int) -> Engin
     return EngineRunner(model_dir, max_queue=max_queue, source=lambda: (engine, pool))
 
 
-def add_ops_arguments(ap: argparse.ArgumentParser) -> None:
-    """The operations flags of `redraft serve --http` (main.py adds these to its parser)."""
-    ap.add_argument("--keys-file", metavar="PATH", help="HTTP: per-user API keys (`redraft keys add NAME`); "
-                    "re-read when it changes, so a revoked key is refused at once")
-    ap.add_argument("--rate-limit", type=float, default=0.0, metavar="R",
-                    help="HTTP: requests a second each key (or client, without keys) may make; 0: no limit")
-    ap.add_argument("--rate-burst", type=float, default=0.0, metavar="B",
-                    help="HTTP: requests a key may make at once (default: max(1, R))")
-    ap.add_argument("--access-log", metavar="PATH", help="HTTP: JSON-lines access log (route, status, ms, "
-                    "key name; never code or keys), to PATH or - for stderr")
-    ap.add_argument("--log-bodies", action="store_true", help="HTTP: add request bodies (code) to the access log")
-    ap.add_argument("--shutdown-timeout", type=float, default=SHUTDOWN_S, metavar="S",
-                    help=f"HTTP: seconds in-flight requests get to finish on SIGTERM (default {SHUTDOWN_S:g})")
-
-
-def ops_kwargs(a: argparse.Namespace) -> dict:
-    """serve_http's / serve_beside's operations keywords from parsed `add_ops_arguments` flags."""
-    return {"keys_file": a.keys_file, "rate_limit": a.rate_limit, "rate_burst": a.rate_burst,
-            "access_log": a.access_log, "log_bodies": a.log_bodies}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m redraft.http.serve --http HOST:PORT [flags]`: `redraft serve --http` with the
-    operations flags (until the launcher forwards them)."""
-    ap = argparse.ArgumentParser(prog="python -m redraft.http.serve")
-    ap.add_argument("--http", required=True, metavar="HOST:PORT")
-    ap.add_argument("--model", metavar="DIR")
-    ap.add_argument("--effort")
-    ap.add_argument("--api-key")
-    ap.add_argument("--max-queue", type=int, default=16)
-    ap.add_argument("--log-requests", action="store_true")
-    ap.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT)
-    add_ops_arguments(ap)
-    a = ap.parse_args(argv)
-    host, _, port = a.http.rpartition(":")
-    if not port.isdigit():
-        ap.error(f"expected HOST:PORT, got {a.http!r}")
-    return serve_http(host or "127.0.0.1", int(port), model_dir=a.model, api_key=a.api_key, effort=a.effort,
-                      max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
-                      shutdown_timeout=a.shutdown_timeout, **ops_kwargs(a))
-
-
 def _hard_exit() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
