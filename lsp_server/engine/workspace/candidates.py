@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from redraft.engine.workspace.index import COMMENT_STARTS
+from redraft.engine.workspace.index import code_lines, is_code_line
 
 MIN_TYPED = 2       # characters of the line's code typed before the project is asked
 MAX_CANDIDATES = 3  # lines handed to the model to score (each costs the causal pass a row)
@@ -113,8 +113,7 @@ def snippet_lines(snippets: Sequence[str], typed: str, prev: str | None) -> tupl
         if budget <= 0:
             break
         chunk, budget = snippet[:budget], budget - len(snippet)
-        lines = [l.strip() for l in chunk.split("\n")]
-        lines = [l for l in lines if len(l) >= 3 and not l.startswith(COMMENT_STARTS)]
+        lines = [l for _, l in code_lines(chunk)]
         for i, l in enumerate(lines):
             if len(l) > len(typed) and l.startswith(typed):
                 starting[l] = starting.get(l, 0) + 1
@@ -124,13 +123,13 @@ def snippet_lines(snippets: Sequence[str], typed: str, prev: str | None) -> tupl
 
 
 def previous_code_line(text: str, offset: int) -> str | None:
-    """The last code line before the cursor's line, stripped, as the index keeps lines (3+
-    characters, not a comment), or None."""
+    """The last code line before the cursor's line, stripped, as the index keeps lines
+    (is_code_line), or None."""
     end = text.rfind("\n", 0, offset)
     while end > 0:
         start = text.rfind("\n", 0, end) + 1
         s = text[start:end].strip()
-        if len(s) >= 3 and not s.startswith(COMMENT_STARTS):
+        if is_code_line(s):
             return s
         end = start - 1
     return None
@@ -145,8 +144,7 @@ def followers(text: str, offset: int, index: Any = None) -> dict[str, int]:
     if index is not None:
         return index.followers(prev)
     lo = text.rfind("\n", 0, max(0, offset - DOC_WINDOW)) + 1
-    lines = [l.strip() for l in text[lo: offset + DOC_WINDOW].split("\n")]
-    lines = [l for l in lines if len(l) >= 3 and not l.startswith(COMMENT_STARTS)]
+    lines = [l for _, l in code_lines(text[lo: offset + DOC_WINDOW])]
     out: dict[str, int] = {}
     for a, b in zip(lines, lines[1:]):
         if a == prev:

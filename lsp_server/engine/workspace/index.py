@@ -97,15 +97,14 @@ def language_of(path: str, enabled: Iterable[str]) -> str | None:
     return None
 
 
+def is_code_line(s: str) -> bool:
+    """A stripped line worth indexing: 3..MAX_LINE characters, not a comment line."""
+    return 3 <= len(s) <= MAX_LINE and not s.startswith(COMMENT_STARTS)
+
+
 def code_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, stripped line) of the lines worth indexing: 3..MAX_LINE characters, not a
-    comment line."""
-    out = []
-    for i, raw in enumerate(text.split("\n")):
-        s = raw.strip()
-        if 3 <= len(s) <= MAX_LINE and not s.startswith(COMMENT_STARTS):
-            out.append((i, s))
-    return out
+    """(line number, stripped line) of the lines worth indexing (is_code_line)."""
+    return [(i, s) for i, s in enumerate(raw.strip() for raw in text.split("\n")) if is_code_line(s)]
 
 
 def definitions(text: str, language: str, path: str) -> list[Definition]:
