@@ -18,3 +18,12 @@ def shipped():
     """The real shipped checkpoint (model/weights), loaded once for the session."""
     from redraft.model import checkpoint
     return checkpoint.load()
+
+
+@pytest.fixture
+def stub():
+    """A stand-in backend server on a loopback port (tests/backend_stub.py), closed afterwards."""
+    from backend_stub import Stub
+    s = Stub()
+    yield s
+    s.close()

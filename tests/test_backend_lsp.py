@@ -1,5 +1,5 @@
 """The front doors with a remote backend of the other kinds (test HTTP servers from
-test_backend_kinds.Stub): the language server's inline and popup completions through Ollama and
+backend_stub.Stub): the language server's inline and popup completions through Ollama and
 llama.cpp, `redraft serve --backend*` flags as the default that the `backend` setting overrides,
 the status notification across a failure and a recovery, `$/cancelRequest` and a newer request
 closing a streamed answer's connection, and `redraft complete --backend*`."""
@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
 
 from lsp_helpers import SERVE, TEST_OPTIONS, configure, inline, inline_params, model_ready, open_doc, popup, stats, until
-from test_backend_kinds import DOC, Reply, Stub, openai_chunks
+from backend_stub import DOC, Reply, Stub, openai_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 POS = types.Position(line=5, character=11)          # after "    return " in DOC

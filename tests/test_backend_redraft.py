@@ -270,7 +270,7 @@ async def test_the_server_killed_mid_request():
 async def test_the_http_api_alone_in_front_of_a_remote_backend():
     """`redraft serve --http --backend ollama ...`: a team's API in front of a GPU server; the
     answer is the backend's, trimmed by the same plan; no model loaded here."""
-    from test_backend_kinds import Reply, Stub
+    from backend_stub import Reply, Stub
     stub = Stub(lambda seen: Reply(json={"model": "m", "response": "width * height\nmore", "done": True}))
     proc, base, log = start_http("--backend", "ollama", "--backend-url", stub.url, "--backend-model", "m")
     try:

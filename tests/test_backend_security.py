@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
 from lsp_helpers import SERVE, TEST_OPTIONS, inline, model_ready, open_doc, stats
-from test_backend_kinds import DOC, Reply, Seen, Stub
+from backend_stub import DOC, Reply, Seen, Stub
 
 from redraft.engine.backends.client import BackendError, HttpClient
 from redraft.engine.backends.config import parse_backend
