@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_helpers import SERVE, TEST_OPTIONS, inline, inline_params, insert, model_ready, open_doc, stats
+from test_http_api import free_port
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,12 +63,6 @@ CAPS = types.ClientCapabilities(
         completion=types.CompletionClientCapabilities(),
         inline_completion=types.InlineCompletionClientCapabilities()),
     experimental={"redraftStatus": True})
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_http(*extra: str) -> tuple[subprocess.Popen, str, Path]:
