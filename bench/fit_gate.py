@@ -80,17 +80,17 @@ def cut_cases(ws: Path, n: int, rng: random.Random, ext: str = ".py") -> list[di
 
 def bench_cases(per_package: int, seed: int) -> list[tuple[Path, list[dict]]]:
     """The development split's Python cases exactly as bench/repo_lines.py draws them."""
-    import repo_lines
+    import repo_cases
     out = []
-    for pkg in repo_lines.read_packages():
+    for pkg in repo_cases.read_packages():
         if pkg.split != "dev" or pkg.lang != "python":
             continue
         ws = pkg.path().resolve()
         cases = []
-        for c in repo_lines.make_cases(pkg, ws, per_package, seed):
+        for c in repo_cases.make_cases(pkg, ws, per_package, seed):
             path = ws / c.path
             original = path.read_text(encoding="utf-8")
-            cut = repo_lines.cut_doc(original, c)
+            cut = repo_cases.cut_doc(original, c)
             offset = sum(len(r) + 1 for r in cut.split("\n")[:c.row]) + c.col
             cases.append({"path": path, "truth": c.truth, "cut_text": cut, "offset": offset, "original": original})
         out.append((ws, cases))

@@ -15,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import repo_cases as C  # noqa: E402
 import repo_lines as R  # noqa: E402
 
 UTIL = '''"""Helpers for the totals."""
@@ -214,31 +215,31 @@ def test_runner_with_a_recording_server(package, tmp_path):
 
 def test_cross_file_and_baselines(package):
     ws, _ = package
-    pkg = R.Package("dev", "python", "shop", "1.0")
-    cases = R.make_cases(pkg, ws, 20, seed=3)
+    pkg = C.Package("dev", "python", "shop", "1.0")
+    cases = C.make_cases(pkg, ws, 20, seed=3)
     assert {(c.path, c.row) for c in cases} >= {("shop/app.py", 4), ("shop/util.py", 4), ("shop/helpers.py", 1)}
-    files = R.source_files(ws, "python")
+    files = C.source_files(ws, "python")
     assert (ws / "tests" / "test_shop.py") not in files
-    defs = {p.name: R.definitions(p.read_text(), "python") for p in files}
+    defs = {p.name: C.definitions(p.read_text(), "python") for p in files}
     assert defs["util.py"] >= {"compute_total", "TAX_RATE"} and "compute_total" not in defs["app.py"]
     others = defs["util.py"] | defs["helpers.py"]
     line = '    return {"total": compute_total(cart.items)}'
-    assert R.cross_file_idents(line, 4, defs["app.py"], others) == ["compute_total"]
-    assert R.cross_file_idents(line, 26, defs["app.py"], others) == ["compute_total"]   # the cut splits it
-    assert R.cross_file_idents(line, 38, defs["app.py"], others) == []                  # after it
+    assert C.cross_file_idents(line, 4, defs["app.py"], others) == ["compute_total"]
+    assert C.cross_file_idents(line, 26, defs["app.py"], others) == ["compute_total"]   # the cut splits it
+    assert C.cross_file_idents(line, 38, defs["app.py"], others) == []                  # after it
     # util.py's own TAX_RATE is defined in util.py: not cross-file
-    assert R.cross_file_idents("    return round(subtotal * TAX_RATE, 2)", 4, defs["util.py"],
+    assert C.cross_file_idents("    return round(subtotal * TAX_RATE, 2)", 4, defs["util.py"],
                                defs["app.py"] | defs["helpers.py"]) == []
     # the tabs of app.py: the module it imports
-    assert (ws / "shop" / "util.py").resolve() in R.module_paths(ws, ws / "shop" / "app.py", APP, "python",
-                                                                 R.source_files(ws, "python", False))
+    assert (ws / "shop" / "util.py").resolve() in C.module_paths(ws, ws / "shop" / "app.py", APP, "python",
+                                                                 C.source_files(ws, "python", False))
     assert R.edit_sim("abc", "") == 0.0 and R.edit_sim("abc", "abd") == pytest.approx(2 / 3)
     # the common-line baseline: the line being typed does not count itself
     import collections
     counts = collections.Counter(["x = 1", "x = 1", "x = 2", "y = 3"])
-    assert R.most_common_line(counts, "    x = 2", 5) == "x = 1"
-    assert R.most_common_line(counts, "    x = 1", 7) == "x = 1"
-    assert R.most_common_line(counts, "    y = 3", 5) is None
+    assert C.most_common_line(counts, "    x = 2", 5) == "x = 1"
+    assert C.most_common_line(counts, "    x = 1", 7) == "x = 1"
+    assert C.most_common_line(counts, "    y = 3", 5) is None
 
 
 def test_one_case_through_the_real_server(package, tmp_path):
