@@ -4,7 +4,7 @@ protocol's header (`content-length`, `Content-Length:5`, a bare `\\n`, an unknow
 length twice, a `\\r\\n` split across reads) are served; every other bad frame is answered once with
 ParseError (-32700) and the id read from its body, and costs that frame only: the request written
 right after it is answered, nothing inside a body is taken for a message, and no response comes for
-an id that was never sent. The pure frame reader (redraft.lsp.protocol.FrameReader) is checked
+an id that was never sent. The pure frame reader (redraft.lsp.frames.FrameReader) is checked
 byte by byte as well."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 import pytest
 
 from lsp_helpers import SAMPLE, raw_session
-from redraft.lsp.protocol import FrameReader, frame_id
+from redraft.lsp.frames import FrameReader, frame_id
 from redraft.lsp.stdio_client import JsonRpcStdioClient
 
 URI = "file:///frames.py"
