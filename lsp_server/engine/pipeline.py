@@ -27,6 +27,7 @@ from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult
 from redraft.engine import gate, type_through
 from redraft.engine.infill import plan_infill, postprocess, resolve_tree
 from redraft.engine.plan import Plan
+from redraft.engine.window import window
 from redraft.engine.lint import flaws
 from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
 from redraft.engine.syntax.trees import encode
@@ -40,7 +41,6 @@ __all__ = ["Engine", "Request", "Completion", "Plan", "plan_infill", "Cancelled"
 
 EFFORT_ORDER = list(EFFORTS)   # instant < low < medium < high < max
 REPAIR_LENGTHS = (2, 4, 7, 11)  # candidate lengths (tokens) for a statement the document is missing
-LINE_SNAP = 8  # the prefix window starts on a multiple of this many lines, so it stays put while typing
 SAMPLE_TEMPERATURE = 0.8  # causal candidates (rows 1..k-1; row 0 is greedy); 0.8 beat 1.0 on the dev set
 TAIL_CHARS = 240  # the rerank's tail: the text after the cursor up to the end of the next line, at most this
 SPAN_TOKENS = 32  # a hole in a broken document: the causal continuations' length (Engine._span)
@@ -87,35 +87,6 @@ class Completion:
     confidence: float | None = None  # gate.confidence of the text (None: not judged, e.g. hub models)
     source: str = "model"            # "model" (its draft) or "project" (a line the project writes)
     withheld: bool = False           # below the request's min_confidence: the front door shows nothing
-
-
-def _window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
-    """Token windows around the cursor. Reads a bounded number of characters either way (a 10 MB
-    document costs the same as a small one)."""
-    n_suf = int(ctx_tokens * suffix_share)
-    n_pre = ctx_tokens - n_suf
-    chars = 8 * ctx_tokens
-    suffix = tok.encode(text[offset: offset + chars])[:n_suf]
-    lo = max(0, offset - chars)
-    # candidate window starts: line starts on multiples of LINE_SNAP lines counted from lo's line
-    head = text[lo:offset]
-    starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
-    first_line = text.count("\n", 0, lo) if lo else 0
-    snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
-    # the earliest snapped start whose text fits n_pre tokens (later starts have fewer tokens:
-    # binary search, a few encodes instead of one per start)
-    lo_i, hi_i, best = 0, len(snapped) - 1, None
-    while lo_i <= hi_i:
-        mid = (lo_i + hi_i) // 2
-        ids = tok.encode(head[snapped[mid]:])
-        if len(ids) <= n_pre:
-            best, hi_i = ids, mid - 1
-        else:
-            lo_i = mid + 1
-    if best is not None:
-        return best, suffix
-    ids = tok.encode(head[snapped[-1]:])
-    return ids[len(ids) - n_pre:], suffix
 
 
 def _score(res: SampleResult) -> float:
@@ -383,7 +354,7 @@ class Engine:
         with self._lock:
             # context + canvas stay within the length the model was trained at (3 sentinel tokens)
             budget = min(req.context_tokens or self.context_tokens, self.max_seq_len - plan.canvas_len - 3)
-            pre, suf = _window(self.tok, req.text, req.offset, budget, req.suffix_share)
+            pre, suf = window(self.tok, req.text, req.offset, budget, req.suffix_share)
             if self.hub is not None:
                 if req.length is not None:
                     raise ValueError("a fixed infill length is not supported for hub models")

@@ -51,7 +51,7 @@ __all__ = ["RemoteEngine", "Request", "Completion", "Health", "KIND_MODULES"]
 KIND_MODULES = {"redraft": redraft_kind, "mercury": mercury, "openai-completions": openai_completions,
                 "llama.cpp": llama_cpp, "ollama": ollama}
 EDIT_KINDS = ("redraft", "mercury")          # kinds with next-edit and apply endpoints
-LINE_SNAP = 8                                # as pipeline.LINE_SNAP: the window starts on these lines
+LINE_SNAP = 8                                # as window.LINE_SNAP: the window starts on these lines
 BACKOFF_AFTER = 3                            # failures in a row before requests pause
 BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
