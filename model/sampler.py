@@ -66,6 +66,7 @@ class SampleResult:
     context_tokens: int         # context length
     context_reused: int         # context tokens whose keys/values came from the cache
     canvas_len: int
+    hurried: bool = False       # finished in its first step (generate's `hurry_below`)
 
 
 @dataclass
@@ -151,6 +152,16 @@ def pick(logits: torch.Tensor, eom_id: int, temperature: float, gen: torch.Gener
     return tokens, conf
 
 
+def first_step_logp(picked: torch.Tensor, conf: torch.Tensor, eom_id: int) -> float:
+    """Mean log-probability of a fully masked canvas's picks before its first filler (the line
+    the first step sees; generate's `hurry_below`)."""
+    ends = (picked == eom_id).nonzero()
+    k = int(ends[0]) if len(ends) else len(picked)
+    if k == 0:
+        return 0.0
+    return float(conf[:k].clamp(min=1e-6).log().mean())
+
+
 def choose_commits(conf: torch.Tensor, masked: torch.Tensor, threshold: float, last: bool) -> torch.Tensor:
     """conf (L,), masked (L,) bool -> bool (L,) positions to commit this step."""
     if last:
@@ -179,6 +190,7 @@ def generate(
     length: int | None = None,
     allow: dict[int, torch.Tensor] | None = None,
     context: list[int] | None = None,
+    hurry_below: float | None = None,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
     completion wants one; a small model otherwise falls back on the safe empty answer).
@@ -188,7 +200,12 @@ def generate(
     constraints, e.g. a block header's first and last token); negative positions count back from
     `length` (-1: the last content token) and need it.
     context: the context's token ids as they are (another task's layout, e.g. next-edit
-    prediction's model/edits.py); prefix_ids/suffix_ids are then ignored."""
+    prediction's model/edits.py); prefix_ids/suffix_ids are then ignored.
+    hurry_below: when the first step's evidence (`first_step_logp`: the mean log-probability of
+    what it picked before its first filler) is below this, that step commits everything: the
+    canvas is finished in one pass instead of `max_steps` (a draft that unsure is almost never
+    right, and a gate downstream withholds it; the steps it would have cost were most of a
+    withheld keystroke's time). None: never."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
@@ -198,7 +215,7 @@ def generate(
     dev = model.tok_emb.weight.device
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)
     conf_of = torch.zeros(L, device=dev)
-    steps = 0
+    steps, hurried = 0, False
     if length is not None:
         length = max(1, min(length, L))
         canvas[length:] = tok.eom_id
@@ -241,7 +258,9 @@ def generate(
         conf = torch.full((L,), -1.0, device=dev)
         conf[idx] = picked_conf
         steps += 1
-        commit = choose_commits(conf, masked, eff.threshold, last=steps >= eff.max_steps)
+        if steps == 1 and hurry_below is not None and steps < eff.max_steps:
+            hurried = first_step_logp(picked, picked_conf, tok.eom_id) < hurry_below
+        commit = choose_commits(conf, masked, eff.threshold, last=steps >= eff.max_steps or hurried)
         canvas = torch.where(commit, tokens, canvas)
         conf_of = torch.where(commit, conf, conf_of)
         eom = (canvas == tok.eom_id).nonzero()
@@ -256,7 +275,8 @@ def generate(
     ids = canvas.tolist()
     n = ids.index(tok.eom_id) if tok.eom_id in ids else L
     return SampleResult(text=tok.decode(ids[:n]), token_ids=ids[:n], confidences=conf_of[:n].tolist(),
-                        forward_passes=steps, context_tokens=C, context_reused=reused, canvas_len=L)
+                        forward_passes=steps, context_tokens=C, context_reused=reused, canvas_len=L,
+                        hurried=hurried)
 
 
 def _decode(tok: Tokenizer, canvas: torch.Tensor) -> str:

@@ -1,8 +1,10 @@
 """Sampler invariants on the real shipped checkpoint."""
+import math
+
 import pytest
 import torch
 
-from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, generate
+from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, Effort, generate
 
 PREFIX = "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    "
 SUFFIX = "\n\n\nprint(mean([1, 2, 3]))\n"
@@ -112,3 +114,27 @@ def test_an_explicit_context_is_used_as_it_is(io):
     model, tok, pre, suf = io
     same = generate(model, tok, [], [], canvas_len=16, context=fim_context(tok, pre, suf))
     assert same.token_ids == generate(model, tok, pre, suf, canvas_len=16).token_ids
+
+
+def test_first_step_logp_is_the_mean_log_probability_before_the_first_filler():
+    from redraft.model.sampler import first_step_logp
+    eom = 7
+    picked = torch.tensor([3, 4, eom, 5, eom])
+    conf = torch.tensor([0.5, 0.25, 0.9, 0.01, 0.9])
+    assert first_step_logp(picked, conf, eom) == pytest.approx((math.log(0.5) + math.log(0.25)) / 2)
+    assert first_step_logp(torch.tensor([eom, 3]), torch.tensor([0.9, 0.1]), eom) == 0.0   # nothing before it
+    assert first_step_logp(torch.tensor([3, 4]), torch.tensor([0.1, 1.0]), eom) == pytest.approx(math.log(0.1) / 2)
+
+
+def test_hurry_finishes_an_unsure_canvas_in_its_first_step(io):
+    model, tok, pre, suf = io
+    full = generate(model, tok, pre, suf, canvas_len=24, effort="low")
+    assert full.forward_passes > 1
+    # a bar no first step clears: the canvas is committed whole in one pass, as the first step picked it
+    hurried = generate(model, tok, pre, suf, canvas_len=24, effort="low", hurry_below=1.0)
+    assert hurried.forward_passes == 1 and tok.mask_id not in hurried.token_ids
+    one = generate(model, tok, pre, suf, canvas_len=24, effort=Effort(threshold=0.7, max_steps=1))
+    assert hurried.token_ids == one.token_ids
+    # a bar every first step clears changes nothing
+    same = generate(model, tok, pre, suf, canvas_len=24, effort="low", hurry_below=-1e9)
+    assert same.token_ids == full.token_ids and same.forward_passes == full.forward_passes

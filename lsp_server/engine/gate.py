@@ -37,6 +37,14 @@ CONFIDENCE = {"bias": -1.457, "logp_per_token": 0.058, "tail_logp_per_token": -0
 # leave-one-package-out on those cases: at 0.3, 33% shown, 63% of them exactly right, 20.8% of all
 # cut lines right (repo_lines' own cuts: 19.4% right, 60% precision; no gate: 94% shown, 28% right)
 DEFAULT_THRESHOLD = 0.3
+# Where the gate is on, a draft whose first denoising step averages a log-probability below this
+# over the line it picks is finished in that one step (model/sampler.py `hurry_below`), and is no
+# rival for the winner's margin. On the 562 development cut lines (bench/fit_gate.py's cases, in
+# process): 117 exactly right and shown instead of 119, at 63.6% precision instead of 62.0%
+# (repo_lines' 242 cuts: 19.0% right either way, 58.2% precision instead of 56.1%), 2.6 forward
+# passes a request instead of 5.0; typing (bench/latency.py's lines, in process) p50 104 -> 54 ms,
+# p95 148 -> 89 ms. At -2.3: no line lost, p95 122 ms (bench/RESULTS.md, issue 42, session 28).
+HURRY_BELOW = -1.8
 
 _REPEAT = re.compile(r"(.{2,}?)\1{2,}")          # a piece of 2+ characters three times in a row
 _PUNCT_RUN = re.compile(r"[^\w\s]{5,}")           # five punctuation characters in a row
@@ -70,6 +78,7 @@ class Option:
     rank: int = -1             # its place among those lines by how often they are written (-1: not one of them)
     follows: int = 0           # times the project writes `line` right after the cursor's previous code line
     unknown: int = 0           # names in it that neither the document nor the project writes (candidates.unknown_names)
+    hurried: bool = False      # the draft, finished in its first step (HURRY_BELOW): no rival for the margin
 
 
 def features(o: Option) -> dict[str, float]:
@@ -96,7 +105,10 @@ def choose(options: list[Option]) -> tuple[int, float]:
     if not o.text.strip() or degenerate(o.text):
         return best, 0.0
     f = dict(feats[best])
-    others = [r for i, r in enumerate(ranks) if i != best]
+    # the margin is over real rivals: a degenerate option or a draft finished in one step (junk
+    # ranked low) would make any winner look sure; with none, as when alone
+    others = [r for i, (r, x) in enumerate(zip(ranks, options))
+              if i != best and not x.hurried and not degenerate(x.text)]
     f["margin"] = min(ranks[best] - max(others), 10.0) if others else 0.0
     f["agree"] = float(o.draft and (o.project > 0 or o.document > 0))
     return best, 1.0 / (1.0 + math.exp(-_dot(CONFIDENCE, f)))

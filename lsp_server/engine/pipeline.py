@@ -206,6 +206,15 @@ class Engine:
         """Tokens that end a causal candidate; built on the first rerank, not at start-up (~20 ms)."""
         return causal.newline_ids(self.tok, self.model.cfg.vocab_size)
 
+    @staticmethod
+    def _hurry(req: Request, plan: Plan) -> float | None:
+        """Where a gate judges a single line (`min_confidence` > 0), a draft the first step is very
+        unsure of is finished in that step (sampler.generate's `hurry_below`, gate.HURRY_BELOW):
+        the gate withholds nearly all of them, and the project's lines are still scored."""
+        if req.min_confidence <= 0 or not plan.stop_at_newline or req.length is not None:
+            return None
+        return gate.HURRY_BELOW
+
     def _one_line(self, req: Request, plan: Plan) -> dict[int, torch.Tensor] | None:
         """A fixed-length line (an oracle-length run: the true line's token count) holds no line break,
         so that the model spends the length on the line rather than on the next ones."""
@@ -243,13 +252,14 @@ class Engine:
         return cands[best], probs[best], passes + 1
 
     def _choose(self, req: Request, plan: Plan, tree, cache: ContextCache, text: str,
-                conf: list[float]) -> tuple[str, list[float], tuple[float, str] | None, int]:
+                conf: list[float], hurried: bool = False) -> tuple[str, list[float], tuple[float, str] | None, int]:
         """The draft (`text`) and the project's lines that continue the typed line
         (workspace/candidates.py), each post-processed as the editor would get it, scored together
         on the causal path (one forward pass: log p of the option, and of the rest of the line and
         the next line after it); gate.rank picks the winner from the scores and how often the
         project writes the resulting line, gate.confidence judges it. Returns (text, its per-token
-        probabilities, (confidence, source) or None when nothing was scored, forward passes)."""
+        probabilities, (confidence, source) or None when nothing was scored, forward passes).
+        `hurried`: the draft was finished in its first step (gate.HURRY_BELOW)."""
         cands = project_candidates(req.text, req.offset, req.workspace, snippets=req.snippets)
         if not cands and req.min_confidence <= 0 and not req.keep_options:
             return text, conf, None, 0
@@ -280,7 +290,8 @@ class Engine:
                                        project=project, document=c.document if c else 0, draft=k == text,
                                        typed=len(prefix), pool=cands[0].pool if cands else 0,
                                        rank=c.rank if c else -1, follows=c.follows if c else 0,
-                                       unknown=unknown_names(prefix + k, len(prefix), names, req.workspace)))
+                                       unknown=unknown_names(prefix + k, len(prefix), names, req.workspace),
+                                       hurried=hurried and k == text))
         best, confidence = gate.choose(options)
         if req.keep_options:
             self.last_options = options
@@ -366,8 +377,9 @@ class Engine:
             cache = self._caches.setdefault(req.uri, ContextCache())
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
                            seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
-                           min_tokens=req.min_tokens, length=req.length, allow=self._one_line(req, plan))
-            text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
+                           min_tokens=req.min_tokens, length=req.length, allow=self._one_line(req, plan),
+                           hurry_below=self._hurry(req, plan))
+            text = drafted = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
             passes = res.forward_passes
             conf = res.confidences[: len(res.token_ids)]
             samples = EFFORTS[req.effort].samples
@@ -376,7 +388,8 @@ class Engine:
                 passes += extra
             verdict = None
             if plan.stop_at_newline and req.length is None and (req.effort != "instant" or req.keep_options):
-                text, conf, verdict, extra = self._choose(req, plan, tree, cache, text, conf)   # not at instant: the draft alone
+                hurried = res.hurried and text == drafted   # not replaced by a causal candidate
+                text, conf, verdict, extra = self._choose(req, plan, tree, cache, text, conf, hurried)   # not at instant: the draft alone
                 passes += extra
             if tree is not None and plan.syntax and req.length is None:   # a fixed length is kept
                 fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
