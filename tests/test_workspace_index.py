@@ -187,3 +187,39 @@ def test_snippets_sent_with_a_request_are_read_as_project_lines():
     doc2 = "def perimeter(c):\n    radius = compute_radius(c, scale=2)\n    "
     assert [(c.text, c.follows) for c in project_candidates(doc2, len(doc2), None, snippets=snippets)] == \
         [("return 3.14 * radius ** 2", 1)]
+
+
+def _state(pid: int, want: str | None = None) -> str:
+    """The process's state letter (T: stopped); with `want`, waits up to 5 s for it (signals land
+    asynchronously)."""
+    import time
+    deadline = time.monotonic() + 5
+    while True:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read().rsplit(")", 1)[1].split()[0]
+        done = want is None or (st != want[1:] if want.startswith("!") else st == want)
+        if done:
+            return st
+        if time.monotonic() > deadline:
+            return st
+        time.sleep(0.01)
+
+
+def test_the_build_child_is_stopped_while_a_request_runs(tmp_path):
+    import time
+    for i in range(40):
+        write(tmp_path, f"m{i}.py", f"def f{i}(x):\n    return x + {i}\n")
+    ix = WorkspaceIndex([tmp_path], ["python"], delay_s=0.05)
+    ix.start()
+    deadline = time.monotonic() + 30
+    while ix._scanner is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = ix._scanner
+    assert pid is not None and ix.stats["state"] == "indexing"
+    with ix.serving():
+        with ix.serving():                 # nested requests: stopped until the last one ends
+            assert _state(pid, "T") == "T"
+        assert _state(pid) == "T"
+    assert _state(pid, "!T") != "T"
+    assert ix.wait(60) and ix.stats["state"] == "ready"
+    assert ix.count("return x + 39") == 1 and ix._scanner is None

@@ -26,11 +26,13 @@ Design decisions:
 """
 from __future__ import annotations
 
+import atexit
 import bisect
 import heapq
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from array import array
@@ -140,6 +142,26 @@ def definitions(text: str, language: str, path: str) -> list[Definition]:
     return out
 
 
+_STOPPED: set[int] = set()   # build children stopped while a request runs (resumed at exit, see below)
+
+
+def _signal(pid: int, sig: int) -> None:
+    """Send `sig` to the build's child; one that has already exited is no error."""
+    (_STOPPED.add if sig == signal.SIGSTOP else _STOPPED.discard)(pid)
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@atexit.register
+def _resume_stopped() -> None:
+    """A stopped child never sees multiprocessing's SIGTERM at exit (and its join would wait forever):
+    resume them first (atexit runs this before multiprocessing's own handler, registered earlier)."""
+    for pid in list(_STOPPED):
+        _signal(pid, signal.SIGCONT)
+
+
 class WorkspaceIndex:
     def __init__(self, roots: list[Path], languages: Iterable[str] = ("python",), max_files: int = 5000,
                  max_bytes: int = 512 * 1024, max_lines: int = 400_000, delay_s: float = 0.0) -> None:
@@ -164,6 +186,8 @@ class WorkspaceIndex:
         self._changed: dict[str, None] = {}     # files inserted or removed since _flat was built, in order
         self._stop = threading.Event()
         self._busy = 0                      # requests running now: the build waits for them (`serving`)
+        self._busy_lock = threading.Lock()
+        self._scanner: int | None = None    # pid of the build's child process while it runs (`serving` stops it)
         self._thread: threading.Thread | None = None
         self.stats = {"files": 0, "lines": 0, "distinct_lines": 0, "definitions": 0, "skipped": {},
                       "build_s": None, "state": "idle", "errors": 0}
@@ -204,6 +228,10 @@ class WorkspaceIndex:
                 log.warning("indexing in this process: %s", e)
                 return self._build_here(t0)
             send.close()
+            with self._busy_lock:
+                self._scanner = proc.pid
+                if self._busy:
+                    _signal(proc.pid, signal.SIGSTOP)
             while not self._stop.is_set():
                 try:
                     kind, payload = recv.recv()
@@ -223,9 +251,13 @@ class WorkspaceIndex:
                         if path not in self._files:   # the editor's text came first (didOpen)
                             self._insert(path, lang, lines, [Definition(*d) for d in defs])
         finally:
-            if proc.is_alive():
-                proc.terminate()
-            proc.join(5)
+            with self._busy_lock:
+                self._scanner = None
+            if proc.pid is not None:        # started (a failed start falls back to _build_here)
+                _signal(proc.pid, signal.SIGCONT)
+                if proc.is_alive():
+                    proc.terminate()
+                proc.join(5)
             recv.close()
         if self._stop.is_set():
             self.stats["state"] = "stopped"
@@ -256,12 +288,19 @@ class WorkspaceIndex:
     def serving(self):
         """Around a request's model work: the background build pauses between files meanwhile (its
         Python work would otherwise contend for the interpreter lock with the model's thread and
-        make keystrokes wait)."""
-        self._busy += 1
+        make keystrokes wait), and its child process is stopped (SIGSTOP; SIGCONT when the last request
+        ends): on two cores a parsing child beside the model's two threads doubled typing's p95."""
+        with self._busy_lock:
+            self._busy += 1
+            if self._busy == 1 and self._scanner is not None:
+                _signal(self._scanner, signal.SIGSTOP)
         try:
             yield self
         finally:
-            self._busy -= 1
+            with self._busy_lock:
+                self._busy -= 1
+                if self._busy == 0 and self._scanner is not None:
+                    _signal(self._scanner, signal.SIGCONT)
 
     # -- keeping current ---------------------------------------------------------------------------
     def refresh(self, path: Path | str) -> bool:
