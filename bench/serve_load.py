@@ -1,7 +1,7 @@
 """Load on one `redraft serve --http`: 1, 4, 8 and 16 concurrent simulated typists (issue 46).
 
     .venv/bin/python bench/serve_load.py [--clients 1,4,8,16] [--seconds 30] [--repeats 3]
-                                         [--max-batch 8] [--max-queue 16] [--compare]
+                                         [--max-batch 8] [--max-queue 16] [--compare] [--baseline DIR]
 
 Each typist retypes lines of its own file (a different standard-library module per typist), one
 character at a time: every keystroke sends POST /v1/fim/completions with the text before the cursor
@@ -21,6 +21,8 @@ at the earliest): nothing is abandoned, and the answered rate at N typists is th
 
 --compare runs every client count against the one-at-a-time runner too
 (REDRAFT_HTTP_MAX_BATCH=1), in the same session, alternating, so that both see the same machine.
+--baseline DIR does the same with a batched server run from another checkout (e.g. `git worktree
+add /tmp/wt HEAD`): before/after figures of a change, alternating run by run.
 """
 from __future__ import annotations
 
@@ -49,13 +51,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(max_batch: int, max_queue: int, threads: int = 0) -> tuple[subprocess.Popen, str, int]:
+# runs `redraft` from another checkout (--baseline): the editable install's finder maps the package
+# names to this checkout's folders; the child points them at the other one before importing
+_FROM = ("import sys, runpy, __editable___redraft_0_1_0_finder as f; r = sys.argv.pop(1); "
+         "f.MAPPING.update({'redraft': r + '/lsp_server', 'redraft.kernels': r + '/kernels', "
+         "'redraft.model': r + '/model'}); sys.argv[0] = 'redraft'; runpy.run_module('redraft', run_name='__main__')")
+
+
+def start_server(max_batch: int, max_queue: int, threads: int = 0,
+                 checkout: Path | None = None) -> tuple[subprocess.Popen, str, int]:
     port = free_port()
     env = {**os.environ, "REDRAFT_HTTP_MAX_BATCH": str(max_batch)}
     if threads:
         env["REDRAFT_HTTP_THREADS"] = str(threads)
-    proc = subprocess.Popen([sys.executable, "-m", "redraft", "serve", "--http", f"127.0.0.1:{port}",
-                             "--max-queue", str(max_queue)], cwd=ROOT, env=env,
+    head = [sys.executable, "-m", "redraft"] if checkout is None else [sys.executable, "-c", _FROM, str(checkout)]
+    proc = subprocess.Popen([*head, "serve", "--http", f"127.0.0.1:{port}",
+                             "--max-queue", str(max_queue)], cwd=checkout or ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
@@ -196,7 +207,7 @@ def one_run(base: str, port: int, clients: int, args, seed: int) -> dict:
            "throughput": out["answered"] / args.seconds,
            "p50_ms": 1000 * pct(lat, 0.5), "p95_ms": 1000 * pct(lat, 0.95),
            "server": {k: after.get(k, 0) - before.get(k, 0) for k in
-                      ("requests", "completed", "refused_busy", "cancelled", "skipped", "dropped_calls",
+                      ("requests", "completed", "abandoned", "refused_busy", "cancelled", "skipped", "dropped_calls",
                        "batched_rows", "pass_seconds")},
            "mean_batch": (sum(k * v for k, v in sizes.items()) / passes) if passes else None,
            "batch_max": max(sizes) if sizes else None,
@@ -228,11 +239,17 @@ def main() -> None:
     ap.add_argument("--closed", action="store_true",
                     help="closed loop: each keystroke waits for the last one's answer (server capacity; nothing abandoned)")
     ap.add_argument("--compare", action="store_true", help="also the one-at-a-time runner (max batch 1)")
+    ap.add_argument("--baseline", type=Path,
+                    help="also a batched server run from this checkout (e.g. a git worktree of the last commit), "
+                         "alternating with this one: before/after in the same session")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
-    kinds = [args.max_batch, 1] if args.compare else [args.max_batch]
+    kinds: list = [args.max_batch, 1] if args.compare else [args.max_batch]
     servers = {mb: start_server(mb, args.max_queue, args.threads) for mb in kinds}
+    if args.baseline:
+        kinds.append("base")
+        servers["base"] = start_server(args.max_batch, args.max_queue, args.threads, args.baseline.resolve())
     runs: list[dict] = []
     try:
         for mb, (_, base, _) in servers.items():

@@ -68,7 +68,7 @@ def run_batch(engine, ks, stops=None, pause_after=0, before_resume=None):
     pool = batching.CachePool()
     results: dict[int, object] = {}
     jobs: dict[int, object] = {}
-    sched.pause(pause_after)
+    sched.pause(0)          # the first pass, only once every request has queued its first call
 
     def one(k: int) -> None:
         stop = (stops or {}).get(k)
@@ -84,11 +84,14 @@ def run_batch(engine, ks, stops=None, pause_after=0, before_resume=None):
     for t in threads.values():
         t.start()
     limit = time.time() + 120            # a guard against a hang, not a timing assumption
-    while time.time() < limit:
-        live = sum(t.is_alive() for t in threads.values())
-        if sched.passes >= pause_after and live and sched.queued() == live:
-            break
-        time.sleep(0.005)
+    for after in (0, pause_after) if pause_after else (0,):
+        if after:
+            sched.resume(until=after)    # then `pause_after` passes in all, and every live request's next call
+        while time.time() < limit:
+            live = sum(t.is_alive() for t in threads.values())
+            if sched.passes >= after and live and sched.queued() == live:
+                break
+            time.sleep(0.005)
     if before_resume is not None:
         before_resume(sched)
     sched.resume()

@@ -192,10 +192,11 @@ class StepScheduler:
         with self.cv:
             self.paused = after
 
-    def resume(self) -> None:
-        """Lifts the pause; the pass that waited runs on the calling thread."""
+    def resume(self, until: int | None = None) -> None:
+        """Lifts the pause (with `until`: up to that many passes in all); the pass that waited runs
+        on the calling thread."""
         with self.cv:
-            self.paused = None
+            self.paused = until
             calls = self._next()
         if calls:
             self._pass(calls)

@@ -183,19 +183,26 @@ class _Api:
                 "model": self.model_id}
 
     async def watched(self, request: Request, stop, coro) -> Any:
-        """Awaits the model's work; a client that disconnects meanwhile sets `stop`."""
+        """Awaits the model's work; a client that disconnects meanwhile sets `stop` at once (its
+        connection's close wakes `_gone`: no polling), so that a job still waiting is skipped and
+        a running one leaves the batch at its next step."""
         task = asyncio.ensure_future(coro)
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=0.05)
-            if done:
-                return task.result()
-            if await request.is_disconnected():
-                stop.set()
-                self.runner.stats["cancelled"] += 1
-                try:
-                    return await task
-                except Exception:  # noqa: BLE001 - nobody is listening any more
-                    return None
+        gone = asyncio.ensure_future(_gone(request))
+        try:
+            await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if task.done():
+            return task.result()
+        if gone.exception() is not None:     # cannot tell (never with uvicorn): wait for the answer
+            return await task
+        stop.set()
+        self.runner.stats["cancelled"] += 1
+        task.cancel()        # its place in the queue is given back now (a running job stops at its next step)
+        try:
+            return await task
+        except (Exception, asyncio.CancelledError):  # noqa: BLE001 - nobody is listening any more
+            return None
 
     # ---------------------------------------------------------------------------- routes
 
@@ -416,6 +423,17 @@ class _Api:
 
 
 
+async def _gone(request: Request) -> None:
+    """Returns when the client has disconnected (the body is read by then: receive() waits until
+    the connection closes)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+        if not message.get("more_body") and not message.get("body"):
+            await asyncio.sleep(0.05)    # a server that answers at once with an empty message: poll
+
+
 def _merge(original: str, snippet: str, language: str | None, delete_unmarked: bool):
     """engine.apply.merge with its keyword, as a module-level function (the child process pickles it)."""
     from redraft.engine.apply import merge
@@ -426,6 +444,8 @@ def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
     from redraft.engine.pipeline import Cancelled
     from redraft.engine.pipeline import Request as EngineRequest
     prefix, suffix, effort, max_tokens, language, snippets = job
+    if should_stop is not None and should_stop():   # its client left while it waited for its turn: no work at all
+        return None
     text = prefix + suffix
     req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
                         max_tokens=max_tokens, language_id=language, snippets=snippets)

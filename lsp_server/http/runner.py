@@ -16,8 +16,10 @@
   view of the engine, and their forward passes go through the model together, step by step (a
   request joins at its next step and leaves when it is done; each has its own context cache,
   effort and cancellation). `max_batch=1` (or REDRAFT_HTTP_MAX_BATCH=1) is the one-at-a-time
-  model thread.  A job whose client left before its turn is skipped.  The queue bound counts
-  every admitted request, running or waiting.
+  model thread.  A job whose client left before its turn is skipped: the app sees the hang-up
+  at once (no polling) and cancels the job's task, which gives its place in the queue back there
+  and then (`abandoned` in the stats; a job already running stops at its next step).  The queue
+  bound counts every admitted request, running or waiting.
 * Work that is not the model's (reading large prompts, guessing a language, merging an apply) runs
   on `cpu_pool` (small requests) or `big_pool` (requests over `BIG` characters, one at a time, at
   most `max_big` waiting): never on the event loop, and a large request never holds up a small one.
@@ -41,6 +43,7 @@ BIG_DEADLINE = 12.0             # seconds a large job may run in the child proce
 DEADLINE = 20.0                 # seconds from a request's arrival to its answer: the model stops
                                 # denoising then (and a request still waiting is refused)
 MAX_BATCH = 8                   # requests whose denoising steps share the model's passes
+ORDER_ENV = "REDRAFT_HTTP_ORDER"       # "newest": a freed place goes to the newest waiting job
 HOLD_ENV = "REDRAFT_HTTP_TEST_HOLD"   # tests: while the file this names exists, no admitted job starts
 
 
@@ -71,13 +74,16 @@ class EngineRunner:
         self.big_pending = 0
         self.stops: weakref.WeakSet = weakref.WeakSet()   # running jobs' stop events
         self.stats: dict[str, Any] = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0,
-                                      "errors": 0, "skipped": 0}
+                                      "errors": 0, "skipped": 0, "abandoned": 0}
         env = os.environ.get("REDRAFT_HTTP_MAX_BATCH", "")
         self.max_batch = max(1, max_batch if max_batch is not None else int(env) if env.isdigit() else MAX_BATCH)
         self.scheduler: Any = None    # batching.StepScheduler once a batchable engine is loaded
         self.cache_pool: Any = None
         self.workers: ThreadPoolExecutor | None = None
         self.hold = os.environ.get(HOLD_ENV) or None
+        self.running = 0              # batched jobs in flight (at most max_batch), and those waiting
+        self.waiting: list[asyncio.Future] = []
+        self.order = os.environ.get(ORDER_ENV, "oldest")
 
     def load(self) -> None:
         """Loads the engine on the model thread (blocking; call before serving); nothing to do when
@@ -136,6 +142,7 @@ class EngineRunner:
     async def run_admitted(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None) -> Any:
         stop = next((a for a in args if isinstance(a, _Check)), None)
         held = 0.0
+        slot = False
 
         def job(engine: Any) -> Any:
             if deadline is not None and time.monotonic() - held > deadline:
@@ -161,11 +168,44 @@ class EngineRunner:
                 await loop.run_in_executor(None, self.source)
             if self.scheduler is not None and self.source is None:
                 pool = self.workers
+                await self._slot()
+                slot = True
             out = await loop.run_in_executor(pool, lambda: job(engine))
             self.stats["completed"] += 1
             return out
+        except asyncio.CancelledError:    # its client left (app.watched): a waiting job leaves the
+            self.stats["abandoned"] += 1  # queue, a running one stops at its next step
+            raise
         finally:
             self.pending -= 1
+            if slot:
+                self._free()
+
+    async def _slot(self) -> None:
+        """A place among the `max_batch` jobs in flight: at once when one is free, else when a job
+        ends and this one is next (ORDER: the oldest waiting job first, or with "newest" the most
+        recent: under overload an editor's newest request is the one still wanted)."""
+        if self.running < self.max_batch and not self.waiting:
+            self.running += 1
+            return
+        fut = asyncio.get_running_loop().create_future()
+        self.waiting.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut in self.waiting:
+                self.waiting.remove(fut)
+            elif fut.done() and not fut.cancelled():
+                self._free()                # the place was handed to it as it left: pass it on
+            raise
+
+    def _free(self) -> None:
+        while self.waiting:
+            fut = self.waiting.pop() if self.order == "newest" else self.waiting.pop(0)
+            if not fut.done():
+                fut.set_result(None)        # the place passes to it (running stays the same)
+                return
+        self.running -= 1
 
     async def cpu(self, size: int, fn: Callable[..., Any], *args: Any) -> Any:
         """fn(*args) off the event loop: on big_pool when `size` (characters of input) is over BIG,
