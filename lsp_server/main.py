@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from redraft.engine.settings import EFFORT_NAMES
 
@@ -73,6 +74,12 @@ def serve(argv: list[str]) -> int:
                     help="HTTP: requests whose denoising steps share the model's passes (default 8; 1: one at a time)")
     ap.add_argument("--threads", type=int, default=0, metavar="N",
                     help="HTTP: torch threads (default: 1 when batching, else every core up to 4)")
+    ap.add_argument("--workspace", metavar="DIR",
+                    help="HTTP: the project whose lines completions get as candidates, indexed in the background "
+                         "(the language server indexes its editor's workspace folder)")
+    ap.add_argument("--gate", default="always", metavar="auto|always|P",
+                    help="HTTP: withhold (answer empty) a completion less likely right than P, as the language "
+                         "server's `gate` setting (default always: every draft; a request's `gate` field overrides)")
     from redraft.engine.backends.config import add_flags, flags_of
     add_flags(ap)       # --backend KIND --backend-url ...: the default for the `backend` setting
     a = ap.parse_args(argv)
@@ -81,6 +88,19 @@ def serve(argv: list[str]) -> int:
         print(f"redraft serve: --backend: {p}", file=sys.stderr)
     if problems:           # a flag the backend cannot use: say so and stop, rather than guess
         return 2
+    from redraft.engine.settings import parse_settings
+    gate = a.gate
+    try:
+        gate = float(gate)
+    except ValueError:
+        pass
+    settings, problems, _ = parse_settings({"gate": gate})
+    if problems:
+        print(f"redraft serve: --gate: {problems[0].split(';')[0]}", file=sys.stderr)
+        return 2
+    if a.workspace is not None and not Path(a.workspace).is_dir():
+        print(f"redraft serve: --workspace {a.workspace}: not a directory", file=sys.stderr)
+        return 2
     ops = {"keys_file": a.keys_file, "rate_limit": a.rate_limit, "rate_burst": a.rate_burst,
            "access_log": a.access_log, "log_bodies": a.log_bodies}
     if a.http and not a.stdio:
@@ -88,7 +108,7 @@ def serve(argv: list[str]) -> int:
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
                           max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
                           shutdown_timeout=a.shutdown_timeout, backend=backend, max_batch=a.max_batch,
-                          threads=a.threads, **ops)
+                          threads=a.threads, workspace=a.workspace, gate=settings.gate, **ops)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine

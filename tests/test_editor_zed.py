@@ -71,5 +71,5 @@ def test_the_edit_prediction_request_zed_sends_is_answered():
     finally:
         stop(proc)
     assert r.status_code == 200
-    want = _complete(Engine(None, threads=1), (prefix, suffix, "low", 64, "python", ()), None, None)
+    want = _complete(Engine(None, threads=1), (prefix, suffix, "low", 64, "python", (), None, 0.0), None, None)
     assert r.json()["choices"][0]["text"] == want and want

@@ -72,7 +72,7 @@ def expected():
     from redraft.http.app import _complete
     from redraft.engine.pipeline import Engine
     engine = Engine(None, threads=1)
-    return _complete(engine, (PREFIX, SUFFIX, "low", 32, "python", ()), None, None)
+    return _complete(engine, (PREFIX, SUFFIX, "low", 32, "python", (), None, 0.0), None, None)
 
 
 def stats(base: str) -> dict:

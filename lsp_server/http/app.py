@@ -63,11 +63,16 @@ _guarded = guarded
 
 def create_app(runner: EngineRunner, model_id: str = "redraft", api_key: str | None = None,
                max_body: int = MAX_BODY, default_effort: str = "low", keys: KeyStore | None = None,
-               limits: RateLimits | None = None, access_log: AccessLog | None = None) -> Observed:
+               limits: RateLimits | None = None, access_log: AccessLog | None = None, workspace: Any = None,
+               gate: float = 0.0) -> Observed:
     """The ASGI app (the Starlette app inside `Observed`, which counts and logs every request);
-    `.api` is the routes' object (serve.py sets `.api.draining` on SIGTERM)."""
+    `.api` is the routes' object (serve.py sets `.api.draining` on SIGTERM). `workspace`: a
+    WorkspaceIndex whose lines every completion gets as candidates (`--workspace DIR`); `gate`: the
+    completions' default threshold (`--gate`, as the language server's `gate` setting; 0: every
+    draft is answered), which a request's `gate` field overrides."""
     keys = keys if keys is not None else KeyStore(api_key=api_key)
     api = _Api(runner, model_id, keys, limits or RateLimits(), max_body, default_effort)
+    api.workspace, api.gate = workspace, gate
     compat = Compat(api)
     routes = [Route("/v1/models", api.models, methods=["GET"]),
               Route("/v1/completions", api.completions, methods=["POST"]),
@@ -105,6 +110,8 @@ class _Api:
                  default_effort: str) -> None:
         self.runner, self.model_id, self.keys, self.limits = runner, model_id, keys, limits
         self.max_body, self.default_effort = max_body, default_effort
+        self.workspace: Any = None       # create_app's `workspace` and `gate`
+        self.gate = 0.0
         self.metrics = Metrics()
         self.created = int(time.time())
         self.draining = False
@@ -213,7 +220,8 @@ class _Api:
 
     @_guarded(work=False)
     async def stats(self, request: Request) -> Response:
-        return JSONResponse({**self.runner.stats, "pending": self.runner.pending})
+        ws = dict(self.workspace.stats) if self.workspace is not None else None
+        return JSONResponse({**self.runner.stats, "pending": self.runner.pending, "workspace": ws})
 
     async def health(self, request: Request) -> Response:
         """No key needed (load balancers, Ray, llama.cpp's clients): 503 while the model loads or
@@ -276,7 +284,18 @@ class _Api:
             head = head[head.find("\n") + 1:] if len(prefix) > 8000 else head   # whole lines only
             sample = head + suffix[:2000]
             language = await self.runner.cpu(len(sample), _guess_language, sample)
-        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets)
+        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets, self.workspace,
+                self.request_gate(body))
+
+    def request_gate(self, body: dict[str, Any]) -> float:
+        """The body's `gate` ("auto", "always", or a number from 0 to 1), else the server's."""
+        if "gate" not in body:
+            return self.gate
+        from redraft.engine.settings import parse_settings
+        settings, problems, _ = parse_settings({"gate": body["gate"]})
+        if problems:
+            raise ApiError(400, f"gate: {problems[0].split(';')[0]}", param="gate")
+        return settings.gate
 
     async def answer(self, request: Request, job: tuple, deadline: float) -> str:
         """The infill, not streamed ("" when the client left or the deadline cut it)."""
@@ -443,17 +462,18 @@ def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
     """The engine's completion between prefix and suffix, as the text to insert there."""
     from redraft.engine.pipeline import Cancelled
     from redraft.engine.pipeline import Request as EngineRequest
-    prefix, suffix, effort, max_tokens, language, snippets = job
+    prefix, suffix, effort, max_tokens, language, snippets, workspace, gate = job
     if should_stop is not None and should_stop():   # its client left while it waited for its turn: no work at all
         return None
     text = prefix + suffix
     req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
-                        max_tokens=max_tokens, language_id=language, snippets=snippets)
+                        max_tokens=max_tokens, language_id=language, snippets=snippets, workspace=workspace,
+                        min_confidence=gate)
     try:
         res = engine.complete(req, should_stop=should_stop, on_step=on_step)
     except Cancelled:
         return None
-    if res is None:
+    if res is None or res.withheld:     # withheld by the gate: no suggestion
         return ""
     out = res.text
     head, tail = text[res.start:req.offset], text[req.offset:res.end]

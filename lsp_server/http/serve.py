@@ -26,6 +26,7 @@ import socket
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from redraft.http.app import create_app
@@ -198,10 +199,12 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
                request_timeout: float = REQUEST_TIMEOUT, keys_file: str | None = None, rate_limit: float = 0.0,
                rate_burst: float = 0.0, access_log: str | None = None, log_bodies: bool = False,
                shutdown_timeout: float = SHUTDOWN_S, backend: Any = None, max_batch: int | None = None,
-               threads: int = 0) -> int:
+               threads: int = 0, workspace: str | None = None, gate: float = 0.0) -> int:
     """`backend`: a remote BackendConfig (`--backend*`): the API in front of that model (a team's
     vLLM or SGLang behind `openai-completions`, Mercury, another redraft), no model loaded here
-    unless its `fallback` is "local"."""
+    unless its `fallback` is "local". `workspace`: a directory indexed in the background (every
+    language with a grammar), whose lines every completion gets as candidates, as the language
+    server's workspace folder; `gate`: the completions' default threshold (0: all answered)."""
     try:
         api_key = check_bind(host, api_key, keys_file)
         ops = _ops(api_key, keys_file, rate_limit, rate_burst, access_log, log_requests, log_bodies)
@@ -224,7 +227,13 @@ def serve_http(host: str, port: int, model_dir: str | None = None, api_key: str 
     except Exception as e:  # noqa: BLE001 - a bad checkpoint is a one-line error
         print(f"redraft serve: cannot load the model: {e}".split("\n")[0], file=sys.stderr)
         return 2
-    app = create_app(runner, default_effort=effort or "low", **ops)
+    index = None
+    if workspace is not None:
+        from redraft.engine.syntax.languages import LANGUAGE_IDS
+        from redraft.engine.workspace.index import WorkspaceIndex
+        index = WorkspaceIndex([Path(workspace).resolve()], list(LANGUAGE_IDS))
+        index.start()         # in the background: no request waits for it
+    app = create_app(runner, default_effort=effort or "low", workspace=index, gate=gate, **ops)
     print(f"redraft serve: HTTP API on http://{host}:{port}/v1", file=sys.stderr, flush=True)
 
     class _Server(uvicorn.Server):
