@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workspace", default=None, metavar="DIR",
                     help="open DIR as the workspace folder (indexed in the background while typing; the "
                          "keystrokes answered while the index was still being built are reported apart)")
+    ap.add_argument("--gap-ms", type=float, default=0.0,
+                    help="a typist's pause after each answer before the next keystroke (default 0: at once)")
     a = ap.parse_args(argv)
     src = Path(textwrap.__file__).read_text()
     cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
@@ -122,6 +124,8 @@ def main(argv=None) -> int:
                 text = text[:offset] + ch + text[offset:]
                 offset += 1
                 typing.append(complete(client, u, text, offset))
+                if a.gap_ms:
+                    time.sleep(a.gap_ms / 1000)
                 if a.workspace and len(typing) % 10 == 1:
                     ws = client.request("workspace/executeCommand", {"command": "redraft.stats"})["workspace"] or {}
                     indexing = ws.get("state") == "indexing"
@@ -131,7 +135,7 @@ def main(argv=None) -> int:
         mem = rss_mib(client.proc.pid)
         stats = client.request("workspace/executeCommand", {"command": "redraft.stats"})
         counts = stats["requests"]
-        res = {"cpu": cpu_info().summary(), "precision": stats["model"]["precision"],
+        res = {"cpu": cpu_info().summary(), "gap_ms": a.gap_ms, "precision": stats["model"]["precision"],
                "effort": a.effort or "server default", "threads": a.threads or "server default", "initialize_ms": round(init_ms, 1),
                "first_request_ms": round(first_ms, 1), "new_file_ms": round(new_file_ms, 1),
                "typing_requests": len(typing), "typing_p50_ms": round(pct(typing, 0.5), 1),

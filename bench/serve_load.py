@@ -59,14 +59,14 @@ _FROM = ("import sys, runpy, __editable___redraft_0_1_0_finder as f; r = sys.arg
 
 
 def start_server(max_batch: int, max_queue: int, threads: int = 0,
-                 checkout: Path | None = None) -> tuple[subprocess.Popen, str, int]:
+                 checkout: Path | None = None, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str, int]:
     port = free_port()
     env = {**os.environ, "REDRAFT_HTTP_MAX_BATCH": str(max_batch)}
     if threads:
         env["REDRAFT_HTTP_THREADS"] = str(threads)
     head = [sys.executable, "-m", "redraft"] if checkout is None else [sys.executable, "-c", _FROM, str(checkout)]
     proc = subprocess.Popen([*head, "serve", "--http", f"127.0.0.1:{port}",
-                             "--max-queue", str(max_queue)], cwd=checkout or ROOT, env=env,
+                             "--max-queue", str(max_queue), *extra], cwd=checkout or ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
@@ -242,11 +242,15 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path,
                     help="also a batched server run from this checkout (e.g. a git worktree of the last commit), "
                          "alternating with this one: before/after in the same session")
+    ap.add_argument("--gate", default=None, metavar="auto|always|P",
+                    help="this checkout's servers run with `--gate` (withheld completions are empty answers, "
+                         "counted as answered); the --baseline server keeps its own default")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     kinds: list = [args.max_batch, 1] if args.compare else [args.max_batch]
-    servers = {mb: start_server(mb, args.max_queue, args.threads) for mb in kinds}
+    extra = ("--gate", args.gate) if args.gate else ()
+    servers = {mb: start_server(mb, args.max_queue, args.threads, extra=extra) for mb in kinds}
     if args.baseline:
         kinds.append("base")
         servers["base"] = start_server(args.max_batch, args.max_queue, args.threads, args.baseline.resolve())
