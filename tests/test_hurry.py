@@ -44,3 +44,11 @@ def test_the_margin_is_over_real_rivals_only():
     rival = gate.Option(text="e plain", line="max_line plain", logp=-30.0, tail_logp=-30.0, tokens=3, draft=True)
     best, conf = gate.choose([line, rival])
     assert best == 0 and conf != alone[1]                   # a real rival moves the confidence
+
+
+def test_no_hurry_at_instant_where_no_gate_judges(engine):
+    """At effort instant the draft is shown without the options' scoring: it keeps its steps."""
+    on = engine.complete(Request(text=UNSURE, offset=len(UNSURE), uri="file:///e.py", effort="instant",
+                                 min_confidence=gate.DEFAULT_THRESHOLD))
+    off = engine.complete(Request(text=UNSURE, offset=len(UNSURE), uri="file:///f.py", effort="instant"))
+    assert on.forward_passes == off.forward_passes == 2 and on.text == off.text

@@ -211,8 +211,8 @@ class Engine:
         """Where a gate judges a single line (`min_confidence` > 0), a draft the first step is very
         unsure of is finished in that step (sampler.generate's `hurry_below`, gate.HURRY_BELOW):
         the gate withholds nearly all of them, and the project's lines are still scored."""
-        if req.min_confidence <= 0 or not plan.stop_at_newline or req.length is not None:
-            return None
+        if req.min_confidence <= 0 or not plan.stop_at_newline or req.length is not None or req.effort == "instant":
+            return None      # (at instant no gate judges the draft: it is shown as it is)
         return gate.HURRY_BELOW
 
     def _one_line(self, req: Request, plan: Plan) -> dict[int, torch.Tensor] | None:
