@@ -444,21 +444,26 @@ def test_weak_edge_next_to_a_definition_the_edit_leaves_unused_is_refused():
     assert merge(WEAK, unused, "javascript").ok     # no weak head: the fragment anchors by its words
 
 
+def deletion_snippet(lang: str) -> str:
+    """A snippet that deletes the file's last definition by ending at the file's new last line
+    (JavaScript: skipping the class OldStore between shown lines)."""
+    ls = lines(lang)
+    if lang == "javascript":
+        ends = next(i for i, l in enumerate(ls) if l.startswith("module.exports"))
+        start = next(i for i, l in enumerate(ls) if l.startswith("class OldStore"))
+        return text([mark(lang)] + ls[start - 5:start - 1] + ls[ends - 1:])
+    want = ls[:_last_def(lang)]
+    while not want[-1].strip():
+        want.pop()
+    return text([mark(lang)] + want[-4:])
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_cli_summary_on_stderr_in_each_language(lang, tmp_path):
     """`redraft apply FILE SNIPPET` in each language: the merged file on stdout, one stderr line per
     deletion naming the definition it removes (as merge() reports it)."""
-    ls = lines(lang)
     name, kind = OLD[lang]
-    if lang == "javascript":
-        ends = next(i for i, l in enumerate(ls) if l.startswith("module.exports"))
-        start = next(i for i, l in enumerate(ls) if l.startswith("class OldStore"))
-        snippet = text([mark(lang)] + ls[start - 5:start - 1] + ls[ends - 1:])
-    else:
-        want = ls[:_last_def(lang)]
-        while not want[-1].strip():
-            want.pop()
-        snippet = text([mark(lang)] + want[-4:])
+    snippet = deletion_snippet(lang)
     f, s = tmp_path / f"store{EXT[lang]}", tmp_path / "snippet.txt"
     f.write_text(SRC[lang], encoding="utf-8")
     s.write_text(snippet, encoding="utf-8")

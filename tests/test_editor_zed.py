@@ -54,7 +54,7 @@ def test_the_edit_prediction_request_zed_sends_is_answered():
     import httpx
     from test_http_api import start, stop
 
-    from redraft.http.app import _complete
+    from redraft.http.jobs import complete_job as _complete
     from redraft.engine.pipeline import Engine
 
     cfg = json.loads((ZED / "settings.json").read_text(encoding="utf-8"))["edit_predictions"]

@@ -69,7 +69,7 @@ def client(server):
 @pytest.fixture(scope="module")
 def expected():
     """The engine in this process: the text to insert between PREFIX and SUFFIX."""
-    from redraft.http.app import _complete
+    from redraft.http.jobs import complete_job as _complete
     from redraft.engine.pipeline import Engine
     engine = Engine(None, threads=1)
     return _complete(engine, (PREFIX, SUFFIX, "low", 32, "python", (), None, 0.0), None, None)

@@ -345,17 +345,8 @@ async def test_client_without_apply_edit_capability_is_refused():
 async def test_deletion_summary_in_the_answer_in_each_language(client: LanguageClient, lang):
     """The LSP answer's deletions are merge()'s, in each of the five languages (a snippet ending at
     the file's new last line, or skipping a class between shown lines in JavaScript)."""
-    from test_apply_omission import EXT, OLD, SRC, _last_def, lines, mark, text
-    ls = lines(lang)
-    if lang == "javascript":
-        ends = next(i for i, l in enumerate(ls) if l.startswith("module.exports"))
-        start = next(i for i, l in enumerate(ls) if l.startswith("class OldStore"))
-        snippet = text([mark(lang)] + ls[start - 5:start - 1] + ls[ends - 1:])
-    else:
-        want = ls[:_last_def(lang)]
-        while not want[-1].strip():
-            want.pop()
-        snippet = text([mark(lang)] + want[-4:])
+    from test_apply_omission import EXT, OLD, SRC, deletion_snippet
+    snippet = deletion_snippet(lang)
     uri = f"file:///each/store{EXT[lang]}"
     open_doc(client, uri, SRC[lang], language=lang, version=1)
     expected = merge(SRC[lang], snippet, lang)

@@ -49,6 +49,7 @@ from starlette.routing import Route
 from redraft.http.common import (MAX_CANVAS, ApiError, _cut, _guess_language, _one_user_message, _parse_body, _read,
                                  _sample, _usage, guarded)
 from redraft.http.formats import read_apply_prompt, read_edit_prompt, split_fim
+from redraft.http.jobs import Infill, complete_job, merge_job, next_edit_job
 from redraft.http.keys import KeyStore, RateLimits, retry_after
 from redraft.http.metrics import AccessLog, Metrics, Observed
 from redraft.http.routes_compat import Compat
@@ -284,8 +285,8 @@ class _Api:
             head = head[head.find("\n") + 1:] if len(prefix) > 8000 else head   # whole lines only
             sample = head + suffix[:2000]
             language = await self.runner.cpu(len(sample), _guess_language, sample)
-        return (prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets, self.workspace,
-                self.request_gate(body))
+        return Infill(prefix, suffix, effort, min(max_tokens, MAX_CANVAS), language, snippets, self.workspace,
+                      self.request_gate(body))
 
     def request_gate(self, body: dict[str, Any]) -> float:
         """The body's `gate` ("auto", "always", or a number from 0 to 1), else the server's."""
@@ -300,7 +301,7 @@ class _Api:
     async def answer(self, request: Request, job: tuple, deadline: float) -> str:
         """The infill, not streamed ("" when the client left or the deadline cut it)."""
         stop, should_stop = self.runner.stopper(deadline)
-        out = await self.watched(request, stop, self.runner.run(_complete, job, should_stop, None, deadline=deadline))
+        out = await self.watched(request, stop, self.runner.run(complete_job, job, should_stop, None, deadline=deadline))
         self.metrics.count_tokens(len(job[0]) + len(job[1]), len(out or ""))
         return out or ""
 
@@ -328,7 +329,7 @@ class _Api:
         def on_step(draft: str, step: int) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, ("step", draft))
 
-        task = asyncio.ensure_future(self.runner.run_admitted(_complete, job, should_stop,
+        task = asyncio.ensure_future(self.runner.run_admitted(complete_job, job, should_stop,
                                                               on_step if diffusing else None))
         task.add_done_callback(lambda _t: loop.call_soon_threadsafe(queue.put_nowait, ("done", None)))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())   # retrieved: never "never retrieved"
@@ -383,7 +384,7 @@ class _Api:
         effort = self.effort(body)
         prompt = await self.runner.cpu(len(content), _read, read_edit_prompt, content)
         stop, should_stop = self.runner.stopper(deadline)
-        region = await self.watched(request, stop, self.runner.run(_next_edit, prompt, effort, should_stop,
+        region = await self.watched(request, stop, self.runner.run(next_edit_job, prompt, effort, should_stop,
                                                                    deadline=deadline))
         return self.message(body, {**self.head("edit.completion", "edit"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": region or ""}}],
@@ -410,7 +411,7 @@ class _Api:
         size = len(original) + len(snippet)
         lang = language or await self.runner.cpu(size, _guess_language, _sample(original, GUESS_SAMPLE))
         try:
-            result = await self.runner.isolated(size, _merge, original, snippet, lang, not keep)
+            result = await self.runner.isolated(size, merge_job, original, snippet, lang, not keep)
         except TooLong:
             raise ApiError(422, f"the snippet cannot be applied: the merge did not finish within "
                            f"{BIG_DEADLINE:g} s (the file is too large to merge)", code="apply_refused") from None
@@ -451,59 +452,3 @@ async def _gone(request: Request) -> None:
             return
         if not message.get("more_body") and not message.get("body"):
             await asyncio.sleep(0.05)    # a server that answers at once with an empty message: poll
-
-
-def _merge(original: str, snippet: str, language: str | None, delete_unmarked: bool):
-    """engine.apply.merge with its keyword, as a module-level function (the child process pickles it)."""
-    from redraft.engine.apply import merge
-    return merge(original, snippet, language, delete_unmarked=delete_unmarked)
-
-def _complete(engine, job: tuple, should_stop, on_step) -> str | None:
-    """The engine's completion between prefix and suffix, as the text to insert there."""
-    from redraft.engine.pipeline import Cancelled
-    from redraft.engine.pipeline import Request as EngineRequest
-    prefix, suffix, effort, max_tokens, language, snippets, workspace, gate = job
-    if should_stop is not None and should_stop():   # its client left while it waited for its turn: no work at all
-        return None
-    text = prefix + suffix
-    req = EngineRequest(text=text, offset=len(prefix), uri="redraft-http://completions", effort=effort,
-                        max_tokens=max_tokens, language_id=language, snippets=snippets, workspace=workspace,
-                        min_confidence=gate)
-    try:
-        res = engine.complete(req, should_stop=should_stop, on_step=on_step)
-    except Cancelled:
-        return None
-    if res is None or res.withheld:     # withheld by the gate: no suggestion
-        return ""
-    out = res.text
-    head, tail = text[res.start:req.offset], text[req.offset:res.end]
-    if head and out.startswith(head):
-        out = out[len(head):]
-    if tail and out.endswith(tail):
-        out = out[:len(out) - len(tail)]
-    return out
-
-
-def _next_edit(engine, prompt, effort: str, should_stop) -> str:
-    """The editable region after the predicted next edit (unchanged when the edit does not lie
-    inside it: Mercury's endpoint rewrites only `<|code_to_edit|>`)."""
-    text, (rs, re_) = prompt.text, prompt.region
-    before = text[:prompt.offset]
-    line, col = before.count("\n"), len(before) - (before.rfind("\n") + 1)
-    from redraft.engine.pipeline import Cancelled
-    try:
-        edit, _ = engine.next_edit(text, line, col, prompt.history, "redraft-http://edit", effort, should_stop)
-    except Cancelled:                  # the client left, or the deadline passed: no edit
-        edit = None
-    except ValueError as e:            # a history that does not fit the file
-        raise ApiError(400, f"cannot read the edit history: {e}".split("\n")[0], param="messages",
-                       code="invalid_prompt") from None
-    lines = text.split("\n")
-    start = sum(len(x) + 1 for x in lines[:rs])
-    end = start + len("\n".join(lines[rs:re_]))
-    if edit is None or edit.start < start or edit.end > end:
-        return "\n".join(lines[rs:re_])
-    region = text[start:end]
-    return region[:edit.start - start] + edit.text + region[edit.end - start:]
-
-

@@ -21,7 +21,8 @@ from lsprotocol import types
 
 from redraft.engine.settings import Settings
 from redraft.engine.syntax.languages import LANGUAGE_IDS
-from redraft.engine.workspace.index import EXTENSIONS, WorkspaceIndex
+from redraft.engine.workspace.index import WorkspaceIndex
+from redraft.engine.workspace.scan import EXTENSIONS
 
 log = logging.getLogger("redraft.workspace")
 WATCH_ID = "redraft-watch-sources"

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from redraft.engine.workspace.index import code_lines, is_code_line
+from redraft.engine.workspace.scan import code_lines, is_code_line
 
 MIN_TYPED = 2       # characters of the line's code typed before the project is asked
 MAX_CANDIDATES = 3  # lines handed to the model to score (each costs the causal pass a row)

@@ -26,12 +26,10 @@ Design decisions:
 """
 from __future__ import annotations
 
-import atexit
 import bisect
 import heapq
 import logging
 import multiprocessing
-import os
 import signal
 import threading
 import time
@@ -44,39 +42,14 @@ from typing import Iterable
 import numpy as np
 
 from redraft.engine.workspace.files import list_files
+from redraft.engine.workspace.scan import (Definition, code_lines, definitions, extensions_of, language_of, scan,
+                                          signal_child)
 
 log = logging.getLogger(__name__)
 
-MAX_LINE = 200           # longer lines are not candidates (and rarely repeat)
 UPDATE_EVERY = 2.0       # seconds between re-indexing one file without `force`
 RESORT_AT = 4096         # lines added since the sorted view was built that start a rebuild
 SCAN = 20_000           # sorted lines read at most per look-up
-
-EXTENSIONS = {"python": {".py", ".pyi"}, "javascript": {".js", ".mjs", ".cjs", ".jsx"},
-              "typescript": {".ts", ".tsx", ".mts", ".cts"}, "rust": {".rs"}, "go": {".go"}}
-COMMENT_STARTS = ("#", "//", "/*", "*", '"""', "'''")
-
-# tree-sitter node types that define a name, per language: (node type, kind)
-DEF_NODES = {
-    "python": {"function_definition": "function", "class_definition": "class"},
-    "javascript": {"function_declaration": "function", "class_declaration": "class", "method_definition": "method",
-                   "generator_function_declaration": "function"},
-    "typescript": {"function_declaration": "function", "class_declaration": "class", "method_definition": "method",
-                   "interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum"},
-    "rust": {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "trait",
-             "type_item": "type", "const_item": "const", "static_item": "static"},
-    "go": {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
-}
-
-
-@dataclass(frozen=True)
-class Definition:
-    name: str
-    kind: str
-    signature: str      # the definition's first line, stripped
-    path: str
-    line: int           # 0-based
-
 
 @dataclass
 class _File:
@@ -84,82 +57,6 @@ class _File:
     line_ids: array                      # ids of its indexed lines, in order
     defs: list[Definition] = field(default_factory=list)
     updated: float = 0.0
-
-
-def extensions_of(languages: Iterable[str]) -> set[str]:
-    """The file extensions of these languages."""
-    return {e for lang in languages for e in EXTENSIONS.get(lang, ())}
-
-
-def language_of(path: str, enabled: Iterable[str]) -> str | None:
-    suffix = Path(path).suffix.lower()
-    for lang in enabled:
-        if suffix in EXTENSIONS.get(lang, ()):
-            return lang
-    return None
-
-
-def is_code_line(s: str) -> bool:
-    """A stripped line worth indexing: 3..MAX_LINE characters, not a comment line."""
-    return 3 <= len(s) <= MAX_LINE and not s.startswith(COMMENT_STARTS)
-
-
-def code_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, stripped line) of the lines worth indexing (is_code_line)."""
-    return [(i, s) for i, s in enumerate(raw.strip() for raw in text.split("\n")) if is_code_line(s)]
-
-
-def definitions(text: str, language: str, path: str) -> list[Definition]:
-    """The file's definitions (top level and one level of nesting: methods), from tree-sitter."""
-    nodes = DEF_NODES.get(language)
-    if not nodes:
-        return []
-    try:
-        from redraft.engine.syntax.languages import language_for
-        lang = language_for(language)
-        if lang is None:
-            return []
-        data = text.encode("utf-8", "surrogatepass")
-        root = lang.parser().parse(data).root_node
-    except Exception:  # noqa: BLE001 - a grammar that cannot parse this file gives no definitions
-        return []
-    lines = text.split("\n")
-    out: list[Definition] = []
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        for child in node.children:
-            kind = nodes.get(child.type)
-            if kind is not None:
-                name_node = child.child_by_field_name("name")
-                if name_node is not None:
-                    row = child.start_point[0]
-                    name = data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
-                    sig = lines[row].strip() if row < len(lines) else ""
-                    out.append(Definition(name, kind, sig[:MAX_LINE], path, row))
-            if depth < 3 and child.child_count:
-                stack.append((child, depth + 1))
-    return out
-
-
-_STOPPED: set[int] = set()   # build children stopped while a request runs (resumed at exit, see below)
-
-
-def _signal(pid: int, sig: int) -> None:
-    """Send `sig` to the build's child; one that has already exited is no error."""
-    (_STOPPED.add if sig == signal.SIGSTOP else _STOPPED.discard)(pid)
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-@atexit.register
-def _resume_stopped() -> None:
-    """A stopped child never sees multiprocessing's SIGTERM at exit (and its join would wait forever):
-    resume them first (atexit runs this before multiprocessing's own handler, registered earlier)."""
-    for pid in list(_STOPPED):
-        _signal(pid, signal.SIGCONT)
 
 
 class WorkspaceIndex:
@@ -231,7 +128,7 @@ class WorkspaceIndex:
             with self._busy_lock:
                 self._scanner = proc.pid
                 if self._busy:
-                    _signal(proc.pid, signal.SIGSTOP)
+                    signal_child(proc.pid, signal.SIGSTOP)
             while not self._stop.is_set():
                 try:
                     kind, payload = recv.recv()
@@ -254,7 +151,7 @@ class WorkspaceIndex:
             with self._busy_lock:
                 self._scanner = None
             if proc.pid is not None:        # started (a failed start falls back to _build_here)
-                _signal(proc.pid, signal.SIGCONT)
+                signal_child(proc.pid, signal.SIGCONT)
                 if proc.is_alive():
                     proc.terminate()
                 proc.join(5)
@@ -293,14 +190,14 @@ class WorkspaceIndex:
         with self._busy_lock:
             self._busy += 1
             if self._busy == 1 and self._scanner is not None:
-                _signal(self._scanner, signal.SIGSTOP)
+                signal_child(self._scanner, signal.SIGSTOP)
         try:
             yield self
         finally:
             with self._busy_lock:
                 self._busy -= 1
                 if self._busy == 0 and self._scanner is not None:
-                    _signal(self._scanner, signal.SIGCONT)
+                    signal_child(self._scanner, signal.SIGCONT)
 
     # -- keeping current ---------------------------------------------------------------------------
     def refresh(self, path: Path | str) -> bool:
@@ -473,49 +370,3 @@ class WorkspaceIndex:
     def snapshot_stats(self) -> dict:
         with self._lock:
             return dict(self.stats, skipped=dict(self.stats["skipped"]))
-
-
-def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max_bytes: int, batch: int = 32,
-         delay_s: float = 0.0) -> None:
-    """The build's child process: every indexable file's code lines and definitions, sent in
-    batches of `batch` files as ("files", [(path, language, lines, definitions)]); then what was
-    skipped, the files that could not be read, and ("done", None)."""
-    exts = extensions_of(languages)
-    errors, left = 0, max_files
-    try:
-        os.nice(10)                         # the model's threads come first on a small machine
-    except OSError:
-        pass
-    try:
-        for root in roots:
-            try:
-                paths, skipped = list_files(Path(root), exts, left, max_bytes)
-            except Exception:  # noqa: BLE001 - a root that cannot be listed indexes nothing
-                continue
-            conn.send(("skipped", skipped))
-            out = []
-            for p in paths:
-                key = str(p)
-                lang = language_of(key, languages)
-                try:
-                    text = p.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError, ValueError):
-                    errors += 1
-                    continue
-                defs = [(d.name, d.kind, d.signature, d.path, d.line) for d in definitions(text, lang, key)]
-                out.append((key, lang, [s for _, s in code_lines(text)], defs))
-                left -= 1
-                if delay_s:
-                    time.sleep(delay_s)
-                    batch = 1                   # the test hook: every file sent as it is read
-                if len(out) >= batch:
-                    conn.send(("files", out))
-                    out = []
-            if out:
-                conn.send(("files", out))
-        conn.send(("errors", errors))
-        conn.send(("done", None))
-    except (BrokenPipeError, OSError):
-        pass                                # the parent stopped listening
-    finally:
-        conn.close()
