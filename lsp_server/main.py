@@ -88,15 +88,11 @@ def serve(argv: list[str]) -> int:
         print(f"redraft serve: --backend: {p}", file=sys.stderr)
     if problems:           # a flag the backend cannot use: say so and stop, rather than guess
         return 2
-    from redraft.engine.settings import parse_settings
-    gate = a.gate
+    from redraft.engine.settings import gate_value
     try:
-        gate = float(gate)
-    except ValueError:
-        pass
-    settings, problems, _ = parse_settings({"gate": gate})
-    if problems:
-        print(f"redraft serve: --gate: {problems[0].split(';')[0]}", file=sys.stderr)
+        gate = gate_value(a.gate)
+    except ValueError as e:
+        print(f"redraft serve: --gate {a.gate}: {e}", file=sys.stderr)
         return 2
     if a.workspace is not None and not Path(a.workspace).is_dir():
         print(f"redraft serve: --workspace {a.workspace}: not a directory", file=sys.stderr)
@@ -108,7 +104,7 @@ def serve(argv: list[str]) -> int:
         return serve_http(*a.http, model_dir=a.model, api_key=a.api_key, effort=a.effort,
                           max_queue=a.max_queue, log_requests=a.log_requests, request_timeout=a.request_timeout,
                           shutdown_timeout=a.shutdown_timeout, backend=backend, max_batch=a.max_batch,
-                          threads=a.threads, workspace=a.workspace, gate=settings.gate, **ops)
+                          threads=a.threads, workspace=a.workspace, gate=gate, **ops)
     from redraft.lsp import server
 
     def beside() -> None:       # --stdio --http: the HTTP API beside the language server, one engine

@@ -35,10 +35,11 @@ def main(argv: list[str]) -> int:
         print(f"redraft complete: --backend: {p}", file=sys.stderr)
     if backend_problems:
         return 2
-    from redraft.engine.settings import parse_settings
-    settings, problems, _ = parse_settings({"gate": a.gate if a.gate in ("auto", "always") else _number(a.gate)})
-    if problems:
-        print(f"redraft complete: --gate: {problems[0]}", file=sys.stderr)
+    from redraft.engine.settings import gate_value
+    try:
+        gate = gate_value(a.gate)
+    except ValueError as e:
+        print(f"redraft complete: --gate {a.gate}: {e}", file=sys.stderr)
         return 2
     if a.workspace is not None and not a.workspace.is_dir():
         print(f"redraft complete: --workspace {a.workspace}: not a directory", file=sys.stderr)
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
         index.wait()
         index.update(a.file.resolve(), text, force=True)   # the file as given, as an editor's open tab
     comp = engine.complete(Request(text=text, offset=offset, uri=a.file.resolve().as_uri(), effort=a.effort,
-                                   workspace=index, min_confidence=settings.gate))
+                                   workspace=index, min_confidence=gate))
     shown = comp is not None and not comp.withheld
     if a.json:
         print(json.dumps(None if comp is None else {
@@ -112,10 +113,3 @@ def _remote(a, backend, text: str, offset: int) -> int:
     else:
         print(comp.text if comp is not None else "")
     return 1 if error else 0
-
-
-def _number(v: str) -> float | str:
-    try:
-        return float(v)
-    except ValueError:
-        return v

@@ -99,16 +99,16 @@ def choose(options: list[Option]) -> tuple[int, float]:
     """(index of the best option by RANK, its confidence). A degenerate option never wins over a
     sound one and scores 0."""
     feats = [features(o) for o in options]
-    ranks = [_dot(RANK, f) - (1e3 if degenerate(o.text) else 0.0) for o, f in zip(options, feats)]
+    junk = [degenerate(o.text) for o in options]
+    ranks = [_dot(RANK, f) - (1e3 if j else 0.0) for f, j in zip(feats, junk)]
     best = max(range(len(options)), key=ranks.__getitem__)
     o = options[best]
-    if not o.text.strip() or degenerate(o.text):
+    if not o.text.strip() or junk[best]:
         return best, 0.0
     f = dict(feats[best])
     # the margin is over real rivals: a degenerate option or a draft finished in one step (junk
     # ranked low) would make any winner look sure; with none, as when alone
-    others = [r for i, (r, x) in enumerate(zip(ranks, options))
-              if i != best and not x.hurried and not degenerate(x.text)]
+    others = [r for i, (r, x) in enumerate(zip(ranks, options)) if i != best and not x.hurried and not junk[i]]
     f["margin"] = min(ranks[best] - max(others), 10.0) if others else 0.0
     f["agree"] = float(o.draft and (o.project > 0 or o.document > 0))
     return best, 1.0 / (1.0 + math.exp(-_dot(CONFIDENCE, f)))

@@ -130,6 +130,17 @@ def _gate(v: Any) -> float:
     return float(v)
 
 
+def gate_value(v: Any) -> float:
+    """The `gate` as a flag or a request field gives it: "auto", "always", or a number from 0 to 1 (a
+    string of one too); ValueError with the expected forms otherwise."""
+    if isinstance(v, str) and v.strip().lower() not in ("auto", "always", "off"):
+        try:
+            v = float(v)
+        except ValueError:
+            pass
+    return _gate(v)
+
+
 def _bool(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ValueError("expected true or false")

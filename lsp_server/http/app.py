@@ -292,11 +292,11 @@ class _Api:
         """The body's `gate` ("auto", "always", or a number from 0 to 1), else the server's."""
         if "gate" not in body:
             return self.gate
-        from redraft.engine.settings import parse_settings
-        settings, problems, _ = parse_settings({"gate": body["gate"]})
-        if problems:
-            raise ApiError(400, f"gate: {problems[0].split(';')[0]}", param="gate")
-        return settings.gate
+        from redraft.engine.settings import gate_value
+        try:
+            return gate_value(body["gate"])
+        except ValueError as e:
+            raise ApiError(400, f"gate: {e}", param="gate") from None
 
     async def answer(self, request: Request, job: tuple, deadline: float) -> str:
         """The infill, not streamed ("" when the client left or the deadline cut it)."""
