@@ -30,21 +30,41 @@ _LINE_SAFE_REGEX = ("'(?:[sdmt]|ll|ve|re)| ?\\p{L}[\\p{L}\\p{N}_]*| ?\\p{N}{1,3}
 SEGMENTS = 65536               # segments' ids kept per tokenizer (least recently used dropped)
 
 
+def _layout(text: str, offset: int, ctx_tokens: int, suffix_share: float):
+    """(suffix tokens, prefix tokens, characters read either way, the head before the cursor, its
+    line starts, the snapped ones: line starts on multiples of LINE_SNAP lines counted from the
+    head's first line)."""
+    n_suf = int(ctx_tokens * suffix_share)
+    chars = 8 * ctx_tokens
+    lo = max(0, offset - chars)
+    head = text[lo:offset]
+    starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
+    first_line = text.count("\n", 0, lo) if lo else 0
+    snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
+    return n_suf, ctx_tokens - n_suf, chars, head, starts, snapped
+
+
+def _earliest(snapped: list[int], fits) -> int | None:
+    """The earliest snapped start whose text fits (later starts have fewer tokens: a binary search,
+    a few candidates instead of every one), or None."""
+    lo_i, hi_i, best = 0, len(snapped) - 1, None
+    while lo_i <= hi_i:
+        mid = (lo_i + hi_i) // 2
+        if fits(snapped[mid]):
+            best, hi_i = snapped[mid], mid - 1
+        else:
+            lo_i = mid + 1
+    return best
+
+
 def window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
     """Token windows around the cursor. Reads a bounded number of characters either way (a 10 MB
     document costs the same as a small one)."""
     seg = _segments_for(tok)
     if seg is None:
         return window_plain(tok, text, offset, ctx_tokens, suffix_share)
-    n_suf = int(ctx_tokens * suffix_share)
-    n_pre = ctx_tokens - n_suf
-    chars = 8 * ctx_tokens
+    n_suf, n_pre, chars, head, starts, snapped = _layout(text, offset, ctx_tokens, suffix_share)
     suffix = seg.ids_upto(text[offset: offset + chars], n_suf)
-    lo = max(0, offset - chars)
-    head = text[lo:offset]
-    starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
-    first_line = text.count("\n", 0, lo) if lo else 0
-    snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
     # head's segments: parts[j] = head[starts[j] - 1 : starts[j + 1] - 1] ("\n" + line), the first
     # from 0; a candidate head[s:] (s a line start) is its first line alone, then the segments after
     bounds = [0] + [s - 1 for s in starts[1:]] + [len(head)]
@@ -59,9 +79,6 @@ def window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) ->
         j = index[s]
         return parts[j] if j == 0 else seg.ids(head[s:bounds[j + 1]])
 
-    def count(s: int) -> int:
-        return len(first(s)) + after[index[s] + 1]
-
     def ids_from(s: int) -> list[int]:
         j = index[s]
         out = list(first(s))
@@ -69,15 +86,7 @@ def window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) ->
             out.extend(p)
         return out
 
-    # the earliest snapped start whose text fits n_pre tokens (the plain path's binary search, the
-    # same candidates in the same order)
-    lo_i, hi_i, best = 0, len(snapped) - 1, None
-    while lo_i <= hi_i:
-        mid = (lo_i + hi_i) // 2
-        if count(snapped[mid]) <= n_pre:
-            best, hi_i = snapped[mid], mid - 1
-        else:
-            lo_i = mid + 1
+    best = _earliest(snapped, lambda s: len(first(s)) + after[index[s] + 1] <= n_pre)
     if best is not None:
         return ids_from(best), suffix
     ids = ids_from(snapped[-1])
@@ -86,29 +95,18 @@ def window(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) ->
 
 def window_plain(tok, text: str, offset: int, ctx_tokens: int, suffix_share: float) -> tuple[list[int], list[int]]:
     """`window` by encoding each candidate text whole (any tokenizer)."""
-    n_suf = int(ctx_tokens * suffix_share)
-    n_pre = ctx_tokens - n_suf
-    chars = 8 * ctx_tokens
+    n_suf, n_pre, chars, head, _, snapped = _layout(text, offset, ctx_tokens, suffix_share)
     suffix = tok.encode(text[offset: offset + chars])[:n_suf]
-    lo = max(0, offset - chars)
-    # candidate window starts: line starts on multiples of LINE_SNAP lines counted from lo's line
-    head = text[lo:offset]
-    starts = [0] + [i + 1 for i, ch in enumerate(head) if ch == "\n"]
-    first_line = text.count("\n", 0, lo) if lo else 0
-    snapped = [s for k, s in enumerate(starts) if (first_line + k) % LINE_SNAP == 0] or [0]
-    # the earliest snapped start whose text fits n_pre tokens (later starts have fewer tokens:
-    # binary search, a few encodes instead of one per start)
-    lo_i, hi_i, best = 0, len(snapped) - 1, None
-    while lo_i <= hi_i:
-        mid = (lo_i + hi_i) // 2
-        ids = tok.encode(head[snapped[mid]:])
-        if len(ids) <= n_pre:
-            best, hi_i = ids, mid - 1
-        else:
-            lo_i = mid + 1
+    encoded: dict[int, list[int]] = {}
+
+    def fits(s: int) -> bool:
+        encoded[s] = tok.encode(head[s:])
+        return len(encoded[s]) <= n_pre
+
+    best = _earliest(snapped, fits)
     if best is not None:
-        return best, suffix
-    ids = tok.encode(head[snapped[-1]:])
+        return encoded[best], suffix
+    ids = encoded.get(snapped[-1]) or tok.encode(head[snapped[-1]:])
     return ids[len(ids) - n_pre:], suffix
 
 
