@@ -282,6 +282,7 @@ async def test_newest_request_for_a_document_wins_and_close_drops(client: Langua
     a, b = await asyncio.wait_for(asyncio.gather(older, newer), 20)
     assert a["edits"] == [] and isinstance(b["forwardPasses"], int)
     closing = send(client, "ne-closing", params(uri, CURSOR))
+    await asyncio.sleep(0.15)  # in flight (300 ms a step): a close read with the request would come first
     close(client, uri)
     assert (await asyncio.wait_for(closing, 10))["edits"] == []
     await neutral(client)
