@@ -24,6 +24,7 @@ class ModelConfig:
     norm_eps: float = 1e-5
     qk_norm: bool = True        # RMSNorm on queries and keys: steadier training at high learning rates
     next_edit: str = ""         # the next-edit canvas format it was trained on (model/edits.py FORMAT); "" none
+    snippet_tokens: int = 0     # trained with another file's snippet before the context (model/crossfile.py): its share; 0 none
 
     @property
     def head_dim(self) -> int:

@@ -22,7 +22,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 from redraft.model.tokenizer import Tokenizer
 
@@ -174,9 +174,10 @@ class Example:
     n_ctx: int          # context length; the canvas is the rest
 
 
-def fim_context(tok: Tokenizer, prefix_ids: list[int], suffix_ids: list[int]) -> list[int]:
-    """The one context layout shared by training and inference (suffix first, then prefix)."""
-    return [tok.suffix_id, *suffix_ids, tok.prefix_id, *prefix_ids, tok.middle_id]
+def fim_context(tok: Tokenizer, prefix_ids: list[int], suffix_ids: list[int], head: Sequence[int] = ()) -> list[int]:
+    """The one context layout shared by training and inference (suffix first, then prefix), after
+    `head`: another file's snippet (model/crossfile.py head_ids) or nothing."""
+    return [*head, tok.suffix_id, *suffix_ids, tok.prefix_id, *prefix_ids, tok.middle_id]
 
 
 def canvas_len_for(n_middle: int, rng: random.Random) -> int:
@@ -212,7 +213,10 @@ def _pick_middle(text: str, rng: random.Random) -> tuple[int, int]:
     return a, min(len(text), a + rng.randint(1, 160))
 
 
-def make_example(text: str, tok: Tokenizer, rng: random.Random, seq_len: int, plain_prob: float = 0.15) -> Example | None:
+def make_example(text: str, tok: Tokenizer, rng: random.Random, seq_len: int, plain_prob: float = 0.15,
+                 head_for: Callable[[str], list[int]] | None = None) -> Example | None:
+    """head_for(text before the middle): the context's head (another file's snippet,
+    model/crossfile.py), or None for none."""
     # a window of the file starting at a line boundary, long enough to fill the row
     if len(text) > seq_len * 5:
         start = rng.randrange(len(text) - seq_len * 4)
@@ -228,14 +232,15 @@ def make_example(text: str, tok: Tokenizer, rng: random.Random, seq_len: int, pl
     if len(mid) > CANVAS_BUCKETS[-1]:
         return None
     L = canvas_len_for(len(mid), rng)
-    budget = seq_len - L - 3
+    head = head_for(text[:a]) if head_for is not None else []
+    budget = seq_len - L - 3 - len(head)
     if budget < 16:  # a short row (fine-tuning at a small --seq-len) has no room for this canvas
         return None
     pre, suf = tok.encode(text[:a]), tok.encode(text[b:])
     n_suf = min(len(suf), rng.randint(budget // 4, budget // 2))
     n_pre = min(len(pre), budget - n_suf)
     n_suf = min(len(suf), budget - n_pre)  # give the suffix what the prefix did not use
-    ctx = fim_context(tok, pre[len(pre) - n_pre:], suf[:n_suf])
+    ctx = fim_context(tok, pre[len(pre) - n_pre:], suf[:n_suf], head)
     canvas = mid + [tok.eom_id] * (L - len(mid))
     return Example(ctx + canvas, len(ctx))
 

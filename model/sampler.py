@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 import torch
 
@@ -191,6 +191,7 @@ def generate(
     allow: dict[int, torch.Tensor] | None = None,
     context: list[int] | None = None,
     hurry_below: float | None = None,
+    head: Sequence[int] = (),
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
     completion wants one; a small model otherwise falls back on the safe empty answer).
@@ -205,11 +206,13 @@ def generate(
     what it picked before its first filler) is below this, that step commits everything: the
     canvas is finished in one pass instead of `max_steps` (a draft that unsure is almost never
     right, and a gate downstream withholds it; the steps it would have cost were most of a
-    withheld keystroke's time). None: never."""
+    withheld keystroke's time). None: never.
+    head: the context's head before the fill-in-the-middle layout (another file's snippet,
+    model/crossfile.py head_ids)."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
-    ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids)
+    ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids, head)
     kv, reused = cache.encode(model, ctx)
     C, L = len(ctx), canvas_len
     dev = model.tok_emb.weight.device

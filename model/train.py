@@ -53,6 +53,7 @@ class TrainConfig:
     threads: int = 0                   # torch CPU threads; 0 = torch default
     compile: int = 0                   # 1 = torch.compile the training forward (CPU: ~25% faster steps after ~70 s of compiling)
     workers: int = 0                   # data-loader processes building batches (0 = in the training process; a GPU wants 8+)
+    cross_file: float = 0.0            # share of FIM rows with a snippet of another file of their package (model/crossfile.py)
     edit_share: float = 0.0            # share of rows that are next-edit rows (model/edits.py); 0 = FIM rows only
     changed_weight: float = 1.0        # weight of a next-edit answer's changed tokens (model/objective.py answer_weights)
     precision: str = "auto"            # autocast: auto = bf16 on a GPU or a CPU with native bf16 (model/precision.py), else fp32
@@ -195,6 +196,14 @@ def train(cfg: TrainConfig) -> Path:
         mcfg.next_edit = FORMAT   # the checkpoint says which next-edit format it answers in
         answer_id = tok.special[ANSWER_AFTER]   # the rows' answers, weighted (model/objective.py)
         batches = edit_batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed, cfg.workers, cfg.edit_share)
+    elif cfg.cross_file > 0:   # the corpus's files grouped by package (needs a corpus directory's paths)
+        from redraft.model.crossfile import SNIPPET_TOKENS, crossfile_stream, packages
+        from redraft.model.data import read_split
+        mcfg.snippet_tokens = SNIPPET_TOKENS   # the checkpoint says that it reads snippets (the engine then sends them)
+        groups = packages(read_split(Path(cfg.data), "train"))
+        print(f"cross-file rows: {len(groups)} packages, {sum(map(len, groups))} files", flush=True)
+        batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers,
+                               examples=lambda s: crossfile_stream(groups, tok, cfg.seq_len, s, cfg.cross_file))
     else:
         batches = batch_stream(texts, tok, cfg.seq_len, cfg.batch_size, seed=seed, workers=cfg.workers)
     gen = torch.Generator().manual_seed(seed)

@@ -223,3 +223,35 @@ def test_the_build_child_is_stopped_while_a_request_runs(tmp_path):
     assert _state(pid, "!T") != "T"
     assert ix.wait(60) and ix.stats["state"] == "ready"
     assert ix.count("return x + 39") == 1 and ix._scanner is None
+
+
+def test_the_sorted_view_is_rebuilt_in_runs_that_wait_for_requests(tmp_path):
+    import gc
+    import random
+    import threading
+    import time
+
+    from redraft.engine.workspace import index as index_module
+    from redraft.engine.workspace.scan import Definition
+
+    idx = WorkspaceIndex([tmp_path], ["python"])
+    rng = random.Random(5)
+    text = list({f"x_{rng.random():.12f} = {i}" for i in range(3 * index_module.SORT_RUN + 17)})
+    assert idx._sorted_order(text) == sorted(range(len(text)), key=text.__getitem__)
+    done = []
+    with idx.serving():                       # a request runs: the rebuild waits for it
+        t = threading.Thread(target=lambda: done.append(idx._sorted_order(text)))
+        t.start()
+        time.sleep(0.3)
+        assert not done
+    t.join(30)
+    assert done and [text[i] for i in done[0]] == sorted(text)
+    write(tmp_path, "m.py", "def f():\n    return 1\n\n\nclass K:\n    pass\n")
+    idx.start()
+    assert idx.wait(30)
+    assert gc.get_freeze_count() > 0          # the finished build's tables are out of the full collections
+    gc.unfreeze()
+    gc.collect()
+    stored = [d for lst in idx._defs.values() for d in lst]
+    assert len(stored) == 2 and not any(gc.is_tracked(d) for d in stored)   # 100k of them lengthened every full collection
+    assert idx.definitions_of("K") == [Definition("K", "class", "class K:", str(tmp_path / "m.py"), 4)]

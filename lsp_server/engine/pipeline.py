@@ -22,6 +22,8 @@ import torch
 
 from redraft.model import causal, checkpoint, hub_adapter, hub_sampler
 from redraft.model import precision as precisions
+from redraft.model.crossfile import head_ids
+from redraft.model.data import fim_context
 from redraft.model.sampler import EFFORTS, Cancelled, ContextCache, SampleResult, check_cancelled, generate
 
 from redraft.engine import gate, type_through
@@ -32,6 +34,7 @@ from redraft.engine.lint import flaws
 from redraft.engine.syntax.constraints import HEADER_LENGTHS, header_masks
 from redraft.engine.syntax.trees import encode
 from redraft.engine.syntax.truncate import broken_at, insertion_errors, span_choose, window_tree
+from redraft.engine.workspace.snippets import SnippetPicker
 from redraft.engine.workspace.candidates import (Candidate, document_names, project_candidates, typed_on_line,
                                                  unknown_names)
 
@@ -71,6 +74,7 @@ class Request:
     min_confidence: float = 0.0  # the gate (gate.py): a completion less likely right than this is withheld; 0: always shown
     keep_options: bool = False   # evaluation: score the options even without candidates, keep them in Engine.last_options
     snippets: tuple[str, ...] = ()  # other files' text sent with the request (HTTP input_extra, ...): their lines as candidates
+    snippet_tokens: int = -1     # the context's share for another file's snippet (workspace/snippets.py); -1: the model's own, 0: none
 
 
 @dataclass
@@ -129,9 +133,21 @@ class Engine:
         self._caches: dict[str, ContextCache] = {}
         self._shown: dict[str, type_through.Shown | None] = {}   # per document: what typing may go through
         self._next_edit: tuple | None | bool = False   # next_edit_model's answer (False: not looked up yet)
+        # another file's snippet before the context: for a model trained with them (its config says
+        # how long), from the workspace and the request's snippets
+        self.snippet_tokens = 0 if self.hub is not None else self.loaded.config.snippet_tokens
+        self._snippets = SnippetPicker()
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
-    def _repair(self, req: Request, plan: Plan, tree, pre, suf, cache, should_stop, free: str = ""):
+    def _head(self, req: Request) -> list[int]:
+        """The context's head: the snippet of another file nearest the lines before the cursor, as
+        ids (model/crossfile.py), or none (no workspace or snippets, a model not trained with them)."""
+        n = self.snippet_tokens if req.snippet_tokens < 0 else req.snippet_tokens
+        if n <= 0 or (req.workspace is None and not req.snippets):
+            return []
+        return head_ids(self.tok, self._snippets.pick(req.text, req.offset, req.uri, req.workspace, req.snippets), n)
+
+    def _repair(self, req: Request, plan: Plan, tree, ctx: list[int], cache, should_stop, free: str = ""):
         """The document is broken at the cursor without an insertion (a missing block header, the
         only statement of a block, ...) and the free answer (`free`, post-processed) does not repair
         it: sample fixed-length candidates at medium effort or more (a parallel low-effort pass
@@ -158,7 +174,7 @@ class Engine:
         for n in (HEADER_LENGTHS if header else REPAIR_LENGTHS):
             if n > plan.canvas_len:
                 break
-            res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=effort,
+            res = generate(self.model, self.tok, [], [], canvas_len=plan.canvas_len, effort=effort, context=ctx,
                            seed=req.seed, cache=cache, should_stop=should_stop, length=n, allow=allow)
             passes += res.forward_passes
             text = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
@@ -301,6 +317,7 @@ class Engine:
 
     def forget(self, uri: str) -> None:
         self._caches.pop(uri, None)
+        self._snippets.forget(uri)
         self._shown.pop(uri, None)
         self._caches.pop(uri + "#next-edit", None)
 
@@ -364,7 +381,8 @@ class Engine:
             return None
         with self._lock:
             # context + canvas stay within the length the model was trained at (3 sentinel tokens)
-            budget = min(req.context_tokens or self.context_tokens, self.max_seq_len - plan.canvas_len - 3)
+            head = self._head(req) if self.hub is None else []
+            budget = min(req.context_tokens or self.context_tokens, self.max_seq_len - plan.canvas_len - 3 - len(head))
             pre, suf = window(self.tok, req.text, req.offset, budget, req.suffix_share)
             if self.hub is not None:
                 if req.length is not None:
@@ -375,8 +393,9 @@ class Engine:
                 return self._completion(req, plan, res, postprocess(res.text, plan, req.text, req.offset, tree,
                                                                    req.syntax), res.forward_passes, t0)
             cache = self._caches.setdefault(req.uri, ContextCache())
+            ctx = fim_context(self.tok, pre, suf, head)
             res = generate(self.model, self.tok, pre, suf, canvas_len=plan.canvas_len, effort=req.effort,
-                           seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
+                           context=ctx, seed=req.seed, cache=cache, should_stop=should_stop, on_step=on_step,
                            min_tokens=req.min_tokens, length=req.length, allow=self._one_line(req, plan),
                            hurry_below=self._hurry(req, plan))
             text = drafted = postprocess(res.text, plan, req.text, req.offset, tree, req.syntax)
@@ -392,7 +411,7 @@ class Engine:
                 text, conf, verdict, extra = self._choose(req, plan, tree, cache, text, conf, hurried)   # not at instant: the draft alone
                 passes += extra
             if tree is not None and plan.syntax and req.length is None:   # a fixed length is kept
-                fixed, fix_text, extra = self._repair(req, plan, tree, pre, suf, cache, should_stop, text)
+                fixed, fix_text, extra = self._repair(req, plan, tree, ctx, cache, should_stop, text)
                 passes += extra
                 if fixed is not None:
                     res, text = fixed, fix_text

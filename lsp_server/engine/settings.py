@@ -20,6 +20,10 @@ snake_case (`max_tokens`). Design decisions:
   model chooses among. `gate` (default "auto", 0.3: the threshold
   fitted on real packages' code; "always" or 0 shows everything) withholds a
   completion that lsp_server/engine/gate.py judges less likely right than that.
+* `snippet_tokens` (default -1: the model's own) is the share of the model's context given to the
+  snippet of another workspace file nearest the code before the cursor (engine/workspace/snippets.py);
+  a model trained with such snippets says how many in its config (`snippet_tokens`), others get
+  none; 0 turns them off.
 * `apply.deleteUnmarked` (default true; also `applyDeleteUnmarked` or `{"apply": {"deleteUnmarked"}}`):
   `redraft.applyEdit` deletes the lines a snippet omits without a marker (false: keeps them, the
   merge before issue 43).
@@ -69,6 +73,7 @@ class Settings:
     workspace_max_file_kb: int = 512        # larger files are not indexed
     preload_model: bool = True              # load the model at `initialized` (false: at the first request that needs it)
     apply_delete_unmarked: bool = True      # apply.deleteUnmarked: a snippet's unmarked omissions are deleted
+    snippet_tokens: int = -1                # another file's snippet in the model's context: its tokens (-1: the model's own, 0: none)
     gate: float = 0.3                       # show a completion only when gate.confidence >= this (0: always; gate.DEFAULT_THRESHOLD)
     backend: BackendConfig | None = None    # the model that answers (backends/config.py); None: the CLI's, else local
 
@@ -166,6 +171,7 @@ _CHECKS: dict[str, Callable[[Any], Any]] = {
     "workspace_max_files": _int_in(1, 100_000),
     "workspace_max_file_kb": _int_in(1, 16_384),
     "gate": _gate,
+    "snippet_tokens": _int_in(-1, 256),
     "apply_delete_unmarked": _bool,
     "preload_model": _bool,
     "backend": parse_backend,               # (value, problems): read below, never raises

@@ -216,7 +216,8 @@ class CompletionService(TicketBoard):
                       context_tokens=settings.context_tokens, context_refresh=settings.context_refresh,
                       language_id=doc.language_id or None,
                       syntax=settings.syntax, tree=doc.tree if settings.syntax and text is None else None,
-                      workspace=self.workspace if settings.workspace_index else None, min_confidence=settings.gate)
+                      workspace=self.workspace if settings.workspace_index else None, min_confidence=settings.gate,
+                      snippet_tokens=settings.snippet_tokens)
         loop = asyncio.get_running_loop()
         try:
             comp = await loop.run_in_executor(self._host.model_thread, _denoise, engine, req, ticket,

@@ -20,6 +20,7 @@ export const SERVER_KEYS = [
   'workspaceIndex',
   'workspaceMaxFiles',
   'workspaceMaxFileKb',
+  'snippetTokens',
   'preloadModel',
   'applyDeleteUnmarked',
   'gate',

@@ -27,6 +27,7 @@ Design decisions:
 from __future__ import annotations
 
 import bisect
+import gc
 import heapq
 import logging
 import multiprocessing
@@ -50,12 +51,14 @@ log = logging.getLogger(__name__)
 UPDATE_EVERY = 2.0       # seconds between re-indexing one file without `force`
 RESORT_AT = 4096         # lines added since the sorted view was built that start a rebuild
 SCAN = 20_000           # sorted lines read at most per look-up
+SORT_RUN = 8192          # lines sorted at a time when the sorted view is rebuilt (_sorted_order)
+BATCH = 8                # files per message from the build's child (unpickling one holds the interpreter lock)
 
 @dataclass
 class _File:
     language: str
     line_ids: array                      # ids of its indexed lines, in order
-    defs: list[Definition] = field(default_factory=list)
+    defs: list[tuple] = field(default_factory=list)   # Definition's fields as plain tuples (below)
     updated: float = 0.0
 
 
@@ -71,7 +74,10 @@ class WorkspaceIndex:
         self._text: list[str] = []
         self._count = array("i")
         self._files: dict[str, _File] = {}
-        self._defs: dict[str, list[Definition]] = {}
+        # definitions as plain tuples, Definition's fields: the garbage collector stops tracking a
+        # tuple of strings and ints (not a named tuple); 100k tracked definitions had made every full
+        # collection ~100 ms longer, holding the interpreter lock while a keystroke waited
+        self._defs: dict[str, list[tuple]] = {}
         self._sorted: list[str] = []
         self._sorted_ids = array("i")
         self._recent: list[int] = []        # ids of lines added since the sorted view was built
@@ -116,7 +122,7 @@ class WorkspaceIndex:
         ctx = multiprocessing.get_context("spawn")
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=scan, args=(send, [str(r) for r in self.roots], self.languages, self.max_files,
-                                              self.max_bytes, 32, self.delay_s), name="redraft-index-scan",
+                                              self.max_bytes, BATCH, self.delay_s), name="redraft-index-scan",
                                   daemon=True)
         try:
             try:
@@ -143,10 +149,9 @@ class WorkspaceIndex:
                     break
                 else:
                     for path, lang, lines, defs in payload:
-                        while self._busy and not self._stop.is_set():
-                            time.sleep(0.002)   # a request is running: it gets the interpreter to itself
+                        self._wait_for_requests()
                         if path not in self._files:   # the editor's text came first (didOpen)
-                            self._insert(path, lang, lines, [Definition(*d) for d in defs])
+                            self._insert(path, lang, lines, defs)
         finally:
             with self._busy_lock:
                 self._scanner = None
@@ -159,9 +164,15 @@ class WorkspaceIndex:
         if self._stop.is_set():
             self.stats["state"] = "stopped"
             return
+        self._ready(t0)
+
+    def _ready(self, t0: float) -> None:
         self._resort()
         self.stats["build_s"] = round(time.perf_counter() - t0, 3)
         self.stats["state"] = "ready"
+        # the tables live as long as the server: out of the garbage collector's full passes (each
+        # would walk them again, holding the interpreter lock while a keystroke waits)
+        gc.freeze()
 
     def _build_here(self, t0: float) -> None:
         exts = extensions_of(self.languages)
@@ -173,13 +184,10 @@ class WorkspaceIndex:
                 if self._stop.is_set():
                     self.stats["state"] = "stopped"
                     return
-                while self._busy and not self._stop.is_set():
-                    time.sleep(0.002)
+                self._wait_for_requests()
                 if str(path) not in self._files:
                     self.refresh(path)
-        self._resort()
-        self.stats["build_s"] = round(time.perf_counter() - t0, 3)
-        self.stats["state"] = "ready"
+        self._ready(t0)
 
     @contextmanager
     def serving(self):
@@ -234,8 +242,9 @@ class WorkspaceIndex:
         self._insert(key, lang, [s for _, s in code_lines(text)], definitions(text, lang, key))
         return True
 
-    def _insert(self, key: str, lang: str, lines: list[str], defs: list[Definition]) -> None:
+    def _insert(self, key: str, lang: str, lines: list[str], defs: list) -> None:
         now = time.monotonic()
+        defs = [tuple(d) for d in defs]
         with self._lock:
             old = self._files.get(key)
             if old is not None:
@@ -256,7 +265,7 @@ class WorkspaceIndex:
             self._changed.pop(key, None)
             self._changed[key] = None
             for d in defs:
-                self._defs.setdefault(d.name, []).append(d)
+                self._defs.setdefault(d[0], []).append(d)
             self.stats["files"] = len(self._files)
             self.stats["lines"] += len(ids)
             self.stats["distinct_lines"] = len(self._text)
@@ -281,12 +290,34 @@ class WorkspaceIndex:
             self._count[i] -= 1
         self.stats["lines"] -= len(old.line_ids)
         for d in old.defs:
-            lst = self._defs.get(d.name)
+            lst = self._defs.get(d[0])
             if lst is not None:
-                lst[:] = [x for x in lst if x.path != key]
+                lst[:] = [x for x in lst if x[3] != key]   # Definition.path
                 if not lst:
-                    del self._defs[d.name]
+                    del self._defs[d[0]]
         self.stats["definitions"] -= len(old.defs)
+
+    def _wait_for_requests(self) -> None:
+        while self._busy and not self._stop.is_set():
+            time.sleep(0.002)   # a request is running: it gets the interpreter to itself
+
+    def _sorted_order(self, text: list[str]) -> list[int]:
+        """The lines' ids in the lines' order, sorted a SORT_RUN-line run at a time and merged, with
+        a pause whenever a request runs: one `sorted` over 400,000 lines held the interpreter lock
+        for a second (a keystroke that came then waited for all of it); a run holds it a few ms,
+        and the merge is Python code, which gives the lock up every few ms."""
+        runs = []
+        for a in range(0, len(text), SORT_RUN):
+            self._wait_for_requests()
+            runs.append(sorted(range(a, min(len(text), a + SORT_RUN)), key=text.__getitem__))
+        if len(runs) == 1:
+            return runs[0]
+        out: list[int] = []
+        for k, i in enumerate(heapq.merge(*runs, key=text.__getitem__)):
+            if not k & 4095:
+                self._wait_for_requests()
+            out.append(i)
+        return out
 
     def _resort(self) -> None:
         """Rebuild the sorted view of distinct lines (off the requests' threads: the build's own
@@ -296,7 +327,7 @@ class WorkspaceIndex:
             text = list(self._text)
             files = [(k, f.line_ids) for k, f in self._files.items()]
             self._changed = {}
-        order = sorted(range(n), key=text.__getitem__)
+        order = self._sorted_order(text)
         view, ids = [text[i] for i in order], array("i", order)
         parts, at, pos = [np.full(1, -1, np.int32)], {}, 1
         for k, line_ids in files:
@@ -357,12 +388,12 @@ class WorkspaceIndex:
 
     def definitions_of(self, name: str) -> list[Definition]:
         with self._lock:
-            return list(self._defs.get(name, ()))
+            return [Definition(*d) for d in self._defs.get(name, ())]
 
     def file_definitions(self, path: Path | str) -> list[Definition]:
         with self._lock:
             f = self._files.get(str(Path(path)))
-            return list(f.defs) if f is not None else []
+            return [Definition(*d) for d in f.defs] if f is not None else []
 
     def contains(self, path: Path | str) -> bool:
         return str(Path(path)) in self._files

@@ -8,9 +8,8 @@ import atexit
 import os
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from redraft.engine.workspace.files import list_files
 
@@ -35,8 +34,8 @@ DEF_NODES = {
 }
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
+    """(the index stores these fields as plain tuples: see index.py `_defs`)"""
     name: str
     kind: str
     signature: str      # the definition's first line, stripped

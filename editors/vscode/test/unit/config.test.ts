@@ -40,6 +40,7 @@ test('defaults become the initializationOptions the server expects', () => {
       workspaceIndex: true,
       workspaceMaxFiles: 5000,
       workspaceMaxFileKb: 512,
+      snippetTokens: -1,
       preloadModel: true,
       applyDeleteUnmarked: true,
       gate: 'auto',
