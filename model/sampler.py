@@ -75,7 +75,12 @@ class ContextCache:
     ids: list[int] = field(default_factory=list)
     kv: list[KV] | None = None
 
-    def encode(self, model: Transformer, ids: list[int]) -> tuple[list[KV], int]:
+    def encode(self, model: Transformer, ids: list[int], canvas: torch.Tensor | None = None,
+               canvas_pos: torch.Tensor | None = None):
+        """The context's keys/values (and how many tokens of it were reused). With `canvas` (L,)
+        and its positions (1, L): the same pass also runs the canvas's first denoising step (it
+        sees the whole context and itself, the context rows do not see it), and its hidden states
+        come back third: a keystroke's re-encoded context tail costs no pass of its own."""
         n = 0
         if self.kv is not None:
             limit = min(len(ids), len(self.ids))
@@ -89,11 +94,22 @@ class ContextCache:
         pos = torch.arange(n, len(ids), device=dev)[None]
         T = len(ids) - n
         # causal within the new part, everything before it visible
-        mask = torch.ones(T, n + T, dtype=torch.bool, device=dev).tril(diagonal=n)[None, None]
-        _, new_kv = model(new, pos, past=past, mask=mask)
+        mask = torch.ones(T, n + T, dtype=torch.bool, device=dev).tril(diagonal=n)
+        if canvas is None:
+            _, new_kv = model(new, pos, past=past, mask=mask[None, None])
+        else:
+            L = canvas.shape[0]
+            full = torch.ones(T + L, n + T + L, dtype=torch.bool, device=dev)
+            full[:T, : n + T] = mask
+            full[:T, n + T:] = False
+            h, new_kv = model(torch.cat([new, canvas[None]], 1), torch.cat([pos, canvas_pos], 1), past=past,
+                              mask=full[None, None])
+            new_kv = [(k[:, :, :T], v[:, :, :T]) for k, v in new_kv]
         kv = new_kv if past is None else [(torch.cat([p[0], q[0]], 2), torch.cat([p[1], q[1]], 2)) for p, q in zip(past, new_kv)]
         self.ids, self.kv = list(ids), kv
-        return kv, n
+        if canvas is None:
+            return kv, n
+        return kv, n, h[:, T:]
 
 
 def banned_ids(tok: Tokenizer) -> list[int]:
@@ -192,6 +208,7 @@ def generate(
     context: list[int] | None = None,
     hurry_below: float | None = None,
     head: Sequence[int] = (),
+    merge_first: bool = True,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
     completion wants one; a small model otherwise falls back on the safe empty answer).
@@ -208,12 +225,13 @@ def generate(
     right, and a gate downstream withholds it; the steps it would have cost were most of a
     withheld keystroke's time). None: never.
     head: the context's head before the fill-in-the-middle layout (another file's snippet,
-    model/crossfile.py head_ids)."""
+    model/crossfile.py head_ids).
+    merge_first: the context's re-encoded tail and the first denoising step in one forward pass
+    (ContextCache.encode with the canvas; the same numbers up to float rounding). False: apart."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
     ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids, head)
-    kv, reused = cache.encode(model, ctx)
     C, L = len(ctx), canvas_len
     dev = model.tok_emb.weight.device
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)
@@ -239,9 +257,18 @@ def generate(
                 raise ValueError(f"`allow` leaves no token for canvas position {p}")
     pos = torch.arange(C, C + L, device=dev)[None]
     bias = vocab_bias(tok, model.cfg.vocab_size, dev)  # -inf: never in the canvas
+    first_h = None        # the first step's hidden states, from the context's own pass
+    if merge_first and bool((canvas == tok.mask_id).any()):
+        check_cancelled(should_stop)
+        kv, reused, first_h = cache.encode(model, ctx, canvas, pos)
+    else:
+        kv, reused = cache.encode(model, ctx)
     while bool((masked := canvas == tok.mask_id).any()):
         check_cancelled(should_stop)
-        h, _ = model(canvas[None], pos, past=kv)
+        if first_h is not None:
+            h, first_h = first_h, None
+        else:
+            h, _ = model(canvas[None], pos, past=kv)
         idx = masked.nonzero().squeeze(1)          # the LM head only where something is undecided
         if temperature <= 0 and not any(p in rules for p in idx.tolist()):
             # final projection + softmax + decision in one pass (a Triton kernel on CUDA)

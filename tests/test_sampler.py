@@ -1,4 +1,5 @@
 """Sampler invariants on the real shipped checkpoint."""
+import copy
 import math
 
 import pytest
@@ -138,3 +139,27 @@ def test_hurry_finishes_an_unsure_canvas_in_its_first_step(io):
     # a bar every first step clears changes nothing
     same = generate(model, tok, pre, suf, canvas_len=24, effort="low", hurry_below=-1e9)
     assert same.token_ids == full.token_ids and same.forward_passes == full.forward_passes
+
+
+def test_the_context_tail_and_the_first_step_share_one_pass(io):
+    """A keystroke re-encodes the context's last tokens; that pass also runs the first denoising
+    step: the same answers and keys/values as two passes (float32, up to rounding), on a fresh and
+    on a warm cache, with a fixed length too."""
+    model, tok, pre, suf = io
+    model = copy.deepcopy(model).float()    # the engine's precision on a CPU without bf16; the fixture's stays
+    for extra in ("", "to", "total"):
+        grown = tok.encode(PREFIX + extra)
+        for warm in (False, True):
+            out = {}
+            for merge in (True, False):
+                cache = ContextCache()
+                if warm:
+                    generate(model, tok, pre, suf, canvas_len=24, cache=cache, merge_first=merge)
+                res = generate(model, tok, grown, suf, canvas_len=24, cache=cache, merge_first=merge)
+                fixed = generate(model, tok, grown, suf, canvas_len=24, length=5, merge_first=merge)
+                out[merge] = (res, fixed, cache)
+            (a, fa, ca), (b, fb, cb) = out[True], out[False]
+            assert a.token_ids == b.token_ids and fa.token_ids == fb.token_ids and a.forward_passes == b.forward_passes
+            assert a.context_reused == b.context_reused and ca.ids == cb.ids
+            assert max(float((x[0] - y[0]).abs().max()) for x, y in zip(ca.kv, cb.kv)) < 1e-4
+            assert all(abs(p - q) < 1e-4 for p, q in zip(a.confidences, b.confidences))

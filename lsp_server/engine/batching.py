@@ -305,12 +305,12 @@ class LeasedCache(ContextCache):
         self.pool = pool
         self.held: ContextCache | None = None
 
-    def encode(self, model, ids: list[int]):
+    def encode(self, model, ids: list[int], canvas=None, canvas_pos=None):
         if self.held is None:
             self.held = self.pool.take(ids)
-        kv, n = self.held.encode(model, ids)
+        out = self.held.encode(model, ids, canvas, canvas_pos)
         self.ids, self.kv = self.held.ids, self.held.kv
-        return kv, n
+        return out
 
     def release(self) -> None:
         if self.held is not None:
