@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from redraft.model.data import excluded_names, held_back
 from redraft.model.tokenizer import Tokenizer
 
 WINDOW = 12            # lines per window of another file
@@ -110,24 +110,6 @@ def head_ids(tok: Tokenizer, snippet: str | None, max_tokens: int = SNIPPET_TOKE
 
 # ----------------------------------------------------------------------------- training rows
 
-def excluded_names(packages_file: Path | None = None) -> frozenset[str]:
-    """Module names of the benchmark packages (dev and held-out): never trained on."""
-    if packages_file is None:
-        packages_file = Path(__file__).resolve().parent.parent / "bench" / "repo_packages.txt"
-    names = set()
-    if packages_file.exists():
-        for line in packages_file.read_text().splitlines():
-            parts = line.split()
-            if len(parts) >= 3 and not line.startswith("#"):
-                names.add(parts[2].replace("-", "_").lower())
-    return frozenset(names)
-
-
-def _held_back(path: str, names: frozenset[str]) -> bool:
-    parts = [p.lower() for p in path.replace("\\", "/").split("/")]
-    return "_vendor" in parts or any(p in names or p.removesuffix(".py") in names for p in parts)
-
-
 def _package(path: str) -> str:
     """A corpus path's package: the directory under the last site-packages (the standard library's
     walk passes through the interpreter's own), else the first two parts (`python3.11/json`)."""
@@ -145,7 +127,7 @@ def packages(records: Iterable[dict], names: frozenset[str] | None = None) -> li
     groups: dict[str, list[str]] = {}
     for r in records:
         path = r["path"]
-        if _held_back(path, names):
+        if held_back(path, names):
             continue
         groups.setdefault(_package(path), []).append(r["text"])
     return list(groups.values())

@@ -135,6 +135,27 @@ def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent
     return manifest
 
 
+# The packages of bench/repo_lines.py (dev and held-out) are evaluation code: never trained on.
+# Corpora before session 29 held two of them as vendored copies (setuptools/_vendor/more_itertools,
+# pip/_vendor/tenacity); training now reads neither those names nor any `_vendor/` directory.
+def excluded_names(packages_file: Path | None = None) -> frozenset[str]:
+    """Module names of the benchmark packages (dev and held-out): never trained on."""
+    if packages_file is None:
+        packages_file = Path(__file__).resolve().parent.parent / "bench" / "repo_packages.txt"
+    names = set()
+    if packages_file.exists():
+        for line in packages_file.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and not line.startswith("#"):
+                names.add(parts[2].replace("-", "_").lower())
+    return frozenset(names)
+
+
+def held_back(path: str, names: frozenset[str]) -> bool:
+    parts = [p.lower() for p in path.replace("\\", "/").split("/")]
+    return "_vendor" in parts or any(p in names or p.removesuffix(".py") in names for p in parts)
+
+
 def read_split(corpus_dir: Path, split: str) -> Iterator[dict]:
     path = Path(corpus_dir) / f"{split}.jsonl.gz"
     if not path.exists():
@@ -149,7 +170,8 @@ def load_texts(data: Path, split: str) -> list[str]:
     on a user's own code: files are split by the same path hash)."""
     data = Path(data)
     if (data / f"{split}.jsonl.gz").exists():
-        return [r["text"] for r in read_split(data, split)]
+        names = excluded_names()
+        return [r["text"] for r in read_split(data, split) if not held_back(r["path"], names)]
     texts = []
     for path in sorted(p for p in data.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES):
         rel = str(path.relative_to(data))

@@ -6,9 +6,9 @@ import random
 from redraft.engine.pipeline import Engine, Request
 from redraft.engine.workspace.index import WorkspaceIndex
 from redraft.engine.workspace.snippets import SnippetPicker
-from redraft.model.crossfile import (best_window, crossfile_stream, excluded_names, head_ids, packages, query_text,
+from redraft.model.crossfile import (best_window, crossfile_stream, head_ids, packages, query_text,
                                      snippet_for, words)
-from redraft.model.data import fim_context
+from redraft.model.data import excluded_names, fim_context, held_back
 
 PARSER = '''"""Headers."""
 
@@ -77,6 +77,8 @@ def test_packages_group_by_site_packages_directory_and_leave_out_evaluation_code
         "site-packages/setuptools/_vendor/more_itertools/more.py",      # vendored: a benchmark package
         "site-packages/pip/_vendor/rich/console.py",                    # vendored copies: never
         "site-packages/toolz/itertoolz.py", "site-packages/more_itertools/recipes.py")]
+    assert held_back("site-packages/pip/_vendor/tenacity/__init__.py", names)
+    assert not held_back("site-packages/requests/api.py", names)
     groups = sorted(sorted(g) for g in packages(recs, names))
     assert groups == [["python3.11/json/decoder.py", "python3.11/json/encoder.py"],
                       ["python3.11/site-packages/attr/_make.py"],
