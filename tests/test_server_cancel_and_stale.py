@@ -71,6 +71,7 @@ async def test_result_for_an_older_version_is_never_returned(client: LanguageCli
     open_doc(client, uri, SAMPLE)
     before = (await stats(client))["requests"].get("stale", 0)
     pending = send_inline(client, "stale-1", uri, RETURN_POS)
+    await asyncio.sleep(0.15)    # in flight: a change read with the request would come first (a fresh request)
     insert(client, uri, 2, RETURN_POS, "width")             # the user typed on while the model ran
     result = await asyncio.wait_for(pending, 10)
     assert len(result.items) == 0

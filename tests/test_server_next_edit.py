@@ -266,6 +266,7 @@ async def test_a_change_during_the_request_answers_empty(client: LanguageClient)
     before = (await nstats(client)).get("stale", 0)
     t0 = time.monotonic()
     pending = send(client, "ne-stale", params(uri, CURSOR, 1))
+    await asyncio.sleep(0.15)  # in flight: a change read with the request would answer it as an old version
     insert(client, uri, 2, CURSOR, "x")
     result = await asyncio.wait_for(pending, 5)
     assert result["edits"] == [] and time.monotonic() - t0 < 2.5  # the worker woke at once
