@@ -91,5 +91,5 @@ def test_repair_costs_nothing_when_the_file_is_fine(engine):
     tree = resolve_tree(doc, "python", None)
     plan = plan_infill(doc, cursor, 32, syntax_tree=tree)
     req = Request(text=doc, offset=cursor)
-    assert engine._repair(req, plan, tree, [], [], None, None) == (None, "", 0)
-    assert engine._repair(req, plan, tree, [], [], None, None, free="total += 1") == (None, "", 0)
+    assert engine._repair(req, plan, tree, [], None, None) == (None, "", 0)
+    assert engine._repair(req, plan, tree, [], None, None, free="total += 1") == (None, "", 0)
