@@ -139,6 +139,9 @@ def test_a_completion_reads_the_snippet_in_its_context(tmp_path):
     end = ids.index(eng.tok.file_sep_id, 1)
     assert "def parse_header_line(line):" in eng.tok.decode(ids[1:end]) and end < 64
     assert len(ids) + 32 <= eng.max_seq_len                     # context + canvas within the trained length
+    wide = "".join(f"value_{i} = parse_header_line(line_{i}) or format_header_line(name_{i}, value)\n" for i in range(40))
+    req = Request(text=doc, offset=len(doc), uri="untitled:w", snippets=(wide,), snippet_tokens=256)
+    assert 80 < len(eng._head(req, 300)) <= 100 and len(eng._head(req, 90)) <= 30   # a third of the room at most
     eng.complete(Request(text=doc, offset=len(doc), uri=uri, workspace=index, snippet_tokens=0))
     assert eng._caches[uri].ids[0] == eng.tok.suffix_id         # off: the plain layout
     assert eng.snippet_tokens == eng.loaded.config.snippet_tokens

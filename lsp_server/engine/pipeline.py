@@ -139,10 +139,11 @@ class Engine:
         self._snippets = SnippetPicker()
         self._lock = threading.Lock()  # one denoising loop at a time (the model is not re-entrant)
 
-    def _head(self, req: Request) -> list[int]:
+    def _head(self, req: Request, room: int) -> list[int]:
         """The context's head: the snippet of another file nearest the lines before the cursor, as
-        ids (model/crossfile.py), or none (no workspace or snippets, a model not trained with them)."""
-        n = self.snippet_tokens if req.snippet_tokens < 0 else req.snippet_tokens
+        ids (model/crossfile.py), or none (no workspace or snippets, a model not trained with them);
+        at most a third of the `room` left beside the canvas."""
+        n = min(self.snippet_tokens if req.snippet_tokens < 0 else req.snippet_tokens, room // 3)
         if n <= 0 or (req.workspace is None and not req.snippets):
             return []
         return head_ids(self.tok, self._snippets.pick(req.text, req.offset, req.uri, req.workspace, req.snippets), n)
@@ -381,8 +382,9 @@ class Engine:
             return None
         with self._lock:
             # context + canvas stay within the length the model was trained at (3 sentinel tokens)
-            head = self._head(req) if self.hub is None else []
-            budget = min(req.context_tokens or self.context_tokens, self.max_seq_len - plan.canvas_len - 3 - len(head))
+            room = self.max_seq_len - plan.canvas_len - 3
+            head = self._head(req, room) if self.hub is None else []
+            budget = min(req.context_tokens or self.context_tokens, room - len(head))
             pre, suf = window(self.tok, req.text, req.offset, budget, req.suffix_share)
             if self.hub is not None:
                 if req.length is not None:
