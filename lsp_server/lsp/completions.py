@@ -32,6 +32,7 @@ context cache's reuse (`context_reused` of `context_tokens`: the hit rate while 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -174,11 +175,14 @@ class CompletionService(TicketBoard):
             return self._skip("outside-document", f"{kind} completion at line {position.line} of {uri}: "
                               "the document has fewer lines")
         ticket = self._begin(uri, kind)
+        # the index's build pauses from the request's start, not only while the model runs
+        paused = self.workspace.serving() if self.workspace is not None else contextlib.nullcontext()
         try:
-            if selected is not None:
-                return await self._run_with_selection(doc, index, index.offset(position), selected, settings,
-                                                      kind, ticket)
-            return await self._run(doc, index, index.offset(position), settings, kind, ticket)
+            with paused:
+                if selected is not None:
+                    return await self._run_with_selection(doc, index, index.offset(position), selected, settings,
+                                                          kind, ticket)
+                return await self._run(doc, index, index.offset(position), settings, kind, ticket)
         except asyncio.CancelledError:
             ticket.cancel("cancelled")  # the client's $/cancelRequest: stop the worker, answer -32800
             self.stats["cancelled"] += 1
