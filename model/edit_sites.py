@@ -4,6 +4,7 @@ exists, lsp_server/engine/syntax/languages.py, else regexes), line-level sites a
 them, and new names and literal values that look like a programmer's."""
 from __future__ import annotations
 
+import builtins
 import keyword
 import random
 import re
@@ -11,6 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from redraft.model.edits import Step
+
+# names never chosen as a propagation's identifier nor as a statement's variable
+_SKIP_NAMES = set(dir(builtins)) | set(keyword.kwlist) | {"self", "cls", "this", "_", "true", "false", "nil", "null"}
 
 
 _WORDS = ("value item count total index result data name key path node size offset buffer config state items "
