@@ -33,7 +33,7 @@ QUERY_LINES = 12       # lines before the cursor's line that make the query
 SNIPPET_TOKENS = 96    # the snippet's share of the context at inference
 MAX_WINDOWS = 400      # windows scored per request (the nearest files' first ones)
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _STOP = frozenset("self cls def class return import from if else elif for while in is not and or none "
                   "true false the try except finally with as pass raise lambda yield let const var "
@@ -44,7 +44,7 @@ def words(text: str) -> frozenset[str]:
     """The identifiers' words, lower-cased (snake_case and camelCase split), keywords and
     one-letter words left out."""
     out = set()
-    for ident in _IDENT.findall(text):
+    for ident in IDENT.findall(text):
         for w in _WORDS.findall(ident):
             w = w.lower()
             if len(w) > 1 and w not in _STOP:
@@ -72,6 +72,16 @@ def windows(text: str, size: int = WINDOW, stride: int = STRIDE) -> Iterator[str
             yield chunk
 
 
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    inter = len(a & b)
+    return inter / len(a | b) if inter else 0.0
+
+
+def worded_windows(text: str) -> list[tuple[str, frozenset[str]]]:
+    """A text's windows with their words (what the scoring reads; the engine caches it per file)."""
+    return [(w, words(w)) for w in windows(text)]
+
+
 def best_window(query: frozenset[str], texts: Iterable[str], max_windows: int = MAX_WINDOWS) -> tuple[str, float] | None:
     """The window of `texts` with the highest Jaccard similarity to `query` (ties: the first),
     and its score; None when no window shares a word with the query."""
@@ -80,13 +90,10 @@ def best_window(query: frozenset[str], texts: Iterable[str], max_windows: int = 
     best, best_score, n = None, 0.0, 0
     for text in texts:
         for w in windows(text):
+            score = jaccard(query, words(w))
+            if score > best_score:
+                best, best_score = w, score
             n += 1
-            ws = words(w)
-            inter = len(query & ws)
-            if inter:
-                score = inter / len(query | ws)
-                if score > best_score:
-                    best, best_score = w, score
             if n >= max_windows:
                 return (best, best_score) if best is not None else None
     return (best, best_score) if best is not None else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable
 
 import torch
 
@@ -93,17 +93,14 @@ class ContextCache:
         new = torch.tensor([ids[n:]], dtype=torch.long, device=dev)
         pos = torch.arange(n, len(ids), device=dev)[None]
         T = len(ids) - n
-        # causal within the new part, everything before it visible
-        mask = torch.ones(T, n + T, dtype=torch.bool, device=dev).tril(diagonal=n)
-        if canvas is None:
-            _, new_kv = model(new, pos, past=past, mask=mask[None, None])
-        else:
-            L = canvas.shape[0]
-            full = torch.ones(T + L, n + T + L, dtype=torch.bool, device=dev)
-            full[:T, : n + T] = mask
-            full[:T, n + T:] = False
-            h, new_kv = model(torch.cat([new, canvas[None]], 1), torch.cat([pos, canvas_pos], 1), past=past,
-                              mask=full[None, None])
+        L = 0 if canvas is None else canvas.shape[0]
+        # the new context rows: causal, everything before them visible; the canvas rows: everything
+        mask = torch.ones(T + L, n + T + L, dtype=torch.bool, device=dev).tril(diagonal=n)
+        mask[T:] = True
+        if L:
+            new, pos = torch.cat([new, canvas[None]], 1), torch.cat([pos, canvas_pos], 1)
+        h, new_kv = model(new, pos, past=past, mask=mask[None, None])
+        if L:
             new_kv = [(k[:, :, :T], v[:, :, :T]) for k, v in new_kv]
         kv = new_kv if past is None else [(torch.cat([p[0], q[0]], 2), torch.cat([p[1], q[1]], 2)) for p, q in zip(past, new_kv)]
         self.ids, self.kv = list(ids), kv
@@ -207,7 +204,6 @@ def generate(
     allow: dict[int, torch.Tensor] | None = None,
     context: list[int] | None = None,
     hurry_below: float | None = None,
-    head: Sequence[int] = (),
     merge_first: bool = True,
 ) -> SampleResult:
     """min_tokens: no filler in the first min_tokens canvas positions (an editor asking for a
@@ -224,14 +220,12 @@ def generate(
     canvas is finished in one pass instead of `max_steps` (a draft that unsure is almost never
     right, and a gate downstream withholds it; the steps it would have cost were most of a
     withheld keystroke's time). None: never.
-    head: the context's head before the fill-in-the-middle layout (another file's snippet,
-    model/crossfile.py head_ids).
     merge_first: the context's re-encoded tail and the first denoising step in one forward pass
     (ContextCache.encode with the canvas; the same numbers up to float rounding). False: apart."""
     eff = EFFORTS[effort] if isinstance(effort, str) else effort
     gen = torch.Generator().manual_seed(seed) if temperature > 0 else None
     cache = cache if cache is not None else ContextCache()
-    ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids, head)
+    ctx = context if context is not None else fim_context(tok, prefix_ids, suffix_ids)
     C, L = len(ctx), canvas_len
     dev = model.tok_emb.weight.device
     canvas = torch.full((L,), tok.mask_id, dtype=torch.long, device=dev)

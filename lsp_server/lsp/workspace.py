@@ -15,23 +15,17 @@ import logging
 import threading
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
 from redraft.engine.settings import Settings
 from redraft.engine.syntax.languages import LANGUAGE_IDS
+from redraft.engine.workspace.files import uri_path
 from redraft.engine.workspace.index import WorkspaceIndex
 from redraft.engine.workspace.scan import EXTENSIONS
 
 log = logging.getLogger("redraft.workspace")
 WATCH_ID = "redraft-watch-sources"
-
-
-def uri_path(uri: str | None) -> Path | None:
-    if not uri or not uri.startswith("file:"):
-        return None
-    return Path(unquote(urlparse(uri).path))
 
 
 def roots_of(params: types.InitializeParams) -> list[Path]:

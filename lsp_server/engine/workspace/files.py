@@ -22,6 +22,14 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+
+def uri_path(uri: str | None) -> Path | None:
+    """A `file:` URI's path; None for any other scheme (untitled:, ...) or none."""
+    if not uri or not uri.startswith("file:"):
+        return None
+    return Path(unquote(urlparse(uri).path))
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "third-party", "dist",
                        "build", "target", "site-packages", "__pycache__", ".venv", "venv", ".tox", ".nox",

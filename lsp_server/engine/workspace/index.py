@@ -239,12 +239,12 @@ class WorkspaceIndex:
             return False
         if old is None and len(self._files) >= self.max_files:
             return False
-        self._insert(key, lang, [s for _, s in code_lines(text)], definitions(text, lang, key))
+        self._insert(key, lang, [s for _, s in code_lines(text)], [tuple(d) for d in definitions(text, lang, key)])
         return True
 
-    def _insert(self, key: str, lang: str, lines: list[str], defs: list) -> None:
+    def _insert(self, key: str, lang: str, lines: list[str], defs: list[tuple]) -> None:
+        """`defs`: Definition's fields as plain tuples (as the build's child sends them)."""
         now = time.monotonic()
-        defs = [tuple(d) for d in defs]
         with self._lock:
             old = self._files.get(key)
             if old is not None:

@@ -146,7 +146,7 @@ def scan(conn, roots: list[str], languages: tuple[str, ...], max_files: int, max
                 except (OSError, UnicodeDecodeError, ValueError):
                     errors += 1
                     continue
-                defs = [(d.name, d.kind, d.signature, d.path, d.line) for d in definitions(text, lang, key)]
+                defs = [tuple(d) for d in definitions(text, lang, key)]
                 out.append((key, lang, [s for _, s in code_lines(text)], defs))
                 left -= 1
                 if delay_s:

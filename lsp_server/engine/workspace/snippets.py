@@ -20,25 +20,18 @@ Design decisions:
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
 
-from redraft.model.crossfile import WINDOW, query_text, windows, words
+from redraft.engine.workspace.files import uri_path
+from redraft.model.crossfile import IDENT, jaccard, query_text, words, worded_windows
 
 FILES = 6              # index files read per query at most
 KEEP = 0.8             # the last snippet stays while it scores this share of the best one
 FILE_CACHE = 64        # files' windows kept (least recently used dropped)
 MAX_FILE_CHARS = 400_000
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    inter = len(a & b)
-    return inter / len(a | b) if inter else 0.0
 
 
 class SnippetPicker:
@@ -58,14 +51,14 @@ class SnippetPicker:
         if last is not None and last[0] == query:
             return last[1]
         q = words(query)
-        cands = [w for t in extra for w in self._windows_of_text(t)]
+        cands = [w for t in extra for w in worded_windows(t[:MAX_FILE_CHARS])]
         if index is not None:
             for path in self._files_for(query, uri, index):
                 cands += self._windows_of_file(path)
         best, best_score, kept = None, 0.0, None
         prev = last[1] if last is not None else None
         for w, ws in cands:
-            s = _jaccard(q, ws)
+            s = jaccard(q, ws)
             if s > best_score:
                 best, best_score = w, s
             if prev is not None and w == prev:
@@ -83,19 +76,15 @@ class SnippetPicker:
     @staticmethod
     def _files_for(query: str, uri: str, index: Any) -> list[str]:
         """The index's files that define the query's identifiers, those defining most first."""
-        own = _path_of(uri)
+        own = str(uri_path(uri) or uri)
         hits: dict[str, int] = {}
-        for name in set(_IDENT.findall(query)):
+        for name in set(IDENT.findall(query)):
             if len(name) < 3:
                 continue
             for d in index.definitions_of(name):
                 if d.path != own:
                     hits[d.path] = hits.get(d.path, 0) + 1
         return sorted(hits, key=lambda p: -hits[p])[:FILES]
-
-    @staticmethod
-    def _windows_of_text(text: str) -> list[tuple[str, frozenset[str]]]:
-        return [(w, words(w)) for w in windows(text[:MAX_FILE_CHARS])]
 
     def _windows_of_file(self, path: str) -> list[tuple[str, frozenset[str]]]:
         try:
@@ -111,7 +100,7 @@ class SnippetPicker:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return []
-        made = self._windows_of_text(text)
+        made = worded_windows(text[:MAX_FILE_CHARS])
         with self._lock:
             self._files[path] = (mtime, made)
             self._files.move_to_end(path)
@@ -119,12 +108,3 @@ class SnippetPicker:
                 self._files.popitem(last=False)
         return made
 
-
-def _path_of(uri: str) -> str:
-    if uri.startswith("file://"):
-        from urllib.parse import unquote, urlparse
-        return str(Path(unquote(urlparse(uri).path)))
-    return uri
-
-
-__all__ = ["SnippetPicker", "WINDOW"]
