@@ -66,11 +66,16 @@ def main(argv=None) -> int:
     ap.add_argument("--workspace", default=None, metavar="DIR",
                     help="open DIR as the workspace folder (indexed in the background while typing; the "
                          "keystrokes answered while the index was still being built are reported apart)")
+    ap.add_argument("--trace", default=None, metavar="FILE",
+                    help="write one JSON line per keystroke here: wall-clock start and end, ms, and whether "
+                         "the index was still being built (to line slow keystrokes up with the server's work)")
+    ap.add_argument("--server", default=None, help="the server's command line instead of `redraft serve`")
     ap.add_argument("--gap-ms", type=float, default=0.0,
                     help="a typist's pause after each answer before the next keystroke (default 0: at once)")
     a = ap.parse_args(argv)
     src = Path(textwrap.__file__).read_text()
-    cmd = SERVE_CMD + (["--model", a.model] if a.model else [])
+    cmd = (a.server.split() if a.server else SERVE_CMD) + (["--model", a.model] if a.model else [])
+    trace = open(a.trace, "w", buffering=1) if a.trace else None
     opts = {**({"effort": a.effort} if a.effort else {}), **({"threads": a.threads} if a.threads else {}),
             **({"precision": a.precision} if a.precision else {})}
     client = JsonRpcStdioClient(cmd, timeout=120)
@@ -123,6 +128,7 @@ def main(argv=None) -> int:
                                         "text": ch}]})
                 text = text[:offset] + ch + text[offset:]
                 offset += 1
+                t_start = time.time()
                 typing.append(complete(client, u, text, offset))
                 if a.gap_ms:
                     time.sleep(a.gap_ms / 1000)
@@ -131,6 +137,9 @@ def main(argv=None) -> int:
                     indexing = ws.get("state") == "indexing"
                 if a.workspace and indexing:
                     while_indexing.append(typing[-1])
+                if trace:
+                    trace.write(json.dumps({"t0": t_start, "ms": round(typing[-1], 2), "line": n,
+                                            "indexing": bool(a.workspace and indexing)}) + "\n")
             client.close_document(u)
         mem = rss_mib(client.proc.pid)
         stats = client.request("workspace/executeCommand", {"command": "redraft.stats"})

@@ -4,12 +4,14 @@ how it follows edits, and the project's lines it offers as candidates. Real file
 real git, real tree-sitter grammars."""
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 
 from redraft.engine.workspace.candidates import (document_names, project_candidates, typed_on_line,
                                                  unknown_names)
 from redraft.engine.workspace.files import ignored, list_files, parse_gitignore
+from redraft.engine.workspace import index as index_module
 from redraft.engine.workspace.index import WorkspaceIndex
 
 PY = {".py"}
@@ -226,12 +228,10 @@ def test_the_build_child_is_stopped_while_a_request_runs(tmp_path):
 
 
 def test_the_sorted_view_is_rebuilt_in_runs_that_wait_for_requests(tmp_path):
-    import gc
     import random
     import threading
     import time
 
-    from redraft.engine.workspace import index as index_module
     from redraft.engine.workspace.scan import Definition
 
     idx = WorkspaceIndex([tmp_path], ["python"])
@@ -255,3 +255,31 @@ def test_the_sorted_view_is_rebuilt_in_runs_that_wait_for_requests(tmp_path):
     stored = [d for lst in idx._defs.values() for d in lst]
     assert len(stored) == 2 and not any(gc.is_tracked(d) for d in stored)   # 100k of them lengthened every full collection
     assert idx.definitions_of("K") == [Definition("K", "class", "class K:", str(tmp_path / "m.py"), 4)]
+
+
+def test_a_look_up_reads_only_the_newest_lines_added_since_the_sorted_view(tmp_path, monkeypatch):
+    """While a large build runs, up to half the lines wait for the next sorted view; a keystroke
+    reads only the newest RECENT_SCAN of them (all of them had cost 10-30 ms per keystroke)."""
+    monkeypatch.setattr(index_module, "RECENT_SCAN", 2)
+    idx = WorkspaceIndex([tmp_path], ["python"])
+    idx.update(tmp_path / "a.py", "value_alpha = 1\n")
+    idx.update(tmp_path / "b.py", "value_beta = 2\nvalue_gamma = 3\n")
+    assert [s for s, _ in idx.lines_starting("value_")] == ["value_beta = 2", "value_gamma = 3"]
+    idx._resort()                             # in the sorted view now: every line is found
+    assert sorted(s for s, _ in idx.lines_starting("value_")) == ["value_alpha = 1", "value_beta = 2",
+                                                                   "value_gamma = 3"]
+
+
+def test_the_build_moves_its_tables_out_of_the_collector_as_it_goes(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_module, "FREEZE_EVERY", 2)
+    for i in range(5):
+        write(tmp_path, f"m{i}.py", f"def f{i}():\n    return {i}\n")
+    gc.unfreeze()
+    seen = []
+    idx = WorkspaceIndex([tmp_path], ["python"])
+    ready = idx._ready
+    monkeypatch.setattr(idx, "_ready", lambda t0: (seen.append(gc.get_freeze_count()), ready(t0)))
+    idx.start()
+    assert idx.wait(30) and idx.stats["files"] == 5
+    assert seen and seen[0] > 0               # frozen before the build's end, not only at it
+    gc.unfreeze()

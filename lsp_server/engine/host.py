@@ -25,6 +25,7 @@ Design decisions:
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import os
 import time
@@ -109,7 +110,17 @@ def _construct(key: ModelKey, on_event: Any = None) -> tuple["Engine", list[str]
     if key.precision == "int8" and device != "cpu":
         warnings.append("precision 'int8' (dynamic quantization) runs on the CPU only; using bf16 on the GPU")
     engine = Engine(key.model_dir, device=device, threads=key.threads or auto_threads(), precision=key.precision)
+    settle_heap()
     return engine, warnings
+
+
+def settle_heap() -> None:
+    """Once the model is loaded: everything alive now (torch's and the server's modules, ~200,000
+    objects) lives as long as the server, so it leaves the garbage collector's full passes
+    (`gc.freeze`). Each pass had walked all of it, ~85 ms holding the interpreter lock while a
+    keystroke waited (bench/RESULTS.md, session 30)."""
+    gc.collect()
+    gc.freeze()
 
 
 def _construct_remote(key: ModelKey, on_event: Any) -> tuple[Any, list[str]]:

@@ -31,6 +31,7 @@ import gc
 import heapq
 import logging
 import multiprocessing
+import pickle
 import signal
 import threading
 import time
@@ -53,6 +54,8 @@ RESORT_AT = 4096         # lines added since the sorted view was built that star
 SCAN = 20_000           # sorted lines read at most per look-up
 SORT_RUN = 8192          # lines sorted at a time when the sorted view is rebuilt (_sorted_order)
 BATCH = 8                # files per message from the build's child (unpickling one holds the interpreter lock)
+RECENT_SCAN = 8192       # lines added since the sorted view was built that a look-up reads at most (the newest)
+FREEZE_EVERY = 256       # files put in the tables between moves of their objects out of the collector's reach
 
 @dataclass
 class _File:
@@ -135,11 +138,14 @@ class WorkspaceIndex:
                 self._scanner = proc.pid
                 if self._busy:
                     signal_child(proc.pid, signal.SIGSTOP)
+            inserted = 0
             while not self._stop.is_set():
                 try:
-                    kind, payload = recv.recv()
+                    message = recv.recv_bytes()
                 except (EOFError, OSError):
                     break
+                self._wait_for_requests()     # unpickling a batch holds the interpreter lock
+                kind, payload = pickle.loads(message)
                 if kind == "skipped":
                     for k, v in payload.items():
                         self.stats["skipped"][k] = self.stats["skipped"].get(k, 0) + v
@@ -152,6 +158,9 @@ class WorkspaceIndex:
                         self._wait_for_requests()
                         if path not in self._files:   # the editor's text came first (didOpen)
                             self._insert(path, lang, lines, defs)
+                            inserted += 1
+                            if not inserted % FREEZE_EVERY:
+                                gc.freeze()   # see _ready: the tables so far, out of the full collections
         finally:
             with self._busy_lock:
                 self._scanner = None
@@ -171,7 +180,10 @@ class WorkspaceIndex:
         self.stats["build_s"] = round(time.perf_counter() - t0, 3)
         self.stats["state"] = "ready"
         # the tables live as long as the server: out of the garbage collector's full passes (each
-        # would walk them again, holding the interpreter lock while a keystroke waits)
+        # would walk them again, holding the interpreter lock while a keystroke waits). The build
+        # freezes every FREEZE_EVERY files too: its survivors trigger full collections (a keystroke
+        # on the model's thread paid 70-120 ms for one, bench/RESULTS.md session 30); whatever else
+        # is alive at that moment stays too, which costs at most a few small cycles per freeze
         gc.freeze()
 
     def _build_here(self, t0: float) -> None:
@@ -328,7 +340,11 @@ class WorkspaceIndex:
             files = [(k, f.line_ids) for k, f in self._files.items()]
             self._changed = {}
         order = self._sorted_order(text)
-        view, ids = [text[i] for i in order], array("i", order)
+        view: list[str] = []
+        for a in range(0, len(order), 16 * SORT_RUN):
+            self._wait_for_requests()
+            view += [text[i] for i in order[a:a + 16 * SORT_RUN]]
+        ids = array("i", order)
         parts, at, pos = [np.full(1, -1, np.int32)], {}, 1
         for k, line_ids in files:
             parts.append(np.frombuffer(line_ids, dtype=np.int32))
@@ -346,10 +362,13 @@ class WorkspaceIndex:
     def lines_starting(self, typed: str, limit: int = 64, scan: int = SCAN) -> list[tuple[str, int]]:
         """The project's distinct lines that start with `typed` and are longer, with how many times
         the project writes each (counted where they still are), most frequent first. Reads at most
-        `scan` lines of the sorted view (a short prefix matches many)."""
+        `scan` lines of the sorted view (a short prefix matches many) and the newest RECENT_SCAN lines
+        added since it was built."""
         with self._lock:
             view, ids, counts, text = self._sorted, self._sorted_ids, self._count, self._text
-            recent = [i for i in self._recent if text[i].startswith(typed)]
+            # while a large build runs up to half the lines wait for the next sorted view: reading
+            # them all took 10-30 ms per keystroke, so only the newest RECENT_SCAN (~1 ms)
+            recent = [i for i in self._recent[-RECENT_SCAN:] if text[i].startswith(typed)]
         lo = bisect.bisect_left(view, typed)
         hi = bisect.bisect_left(view, typed + "\U0010ffff", lo, min(len(view), lo + scan))
         found = [ids[k] for k in range(lo, hi)] + recent
