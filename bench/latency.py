@@ -70,6 +70,9 @@ def main(argv=None) -> int:
                     help="write one JSON line per keystroke here: wall-clock start and end, ms, and whether "
                          "the index was still being built (to line slow keystrokes up with the server's work)")
     ap.add_argument("--server", default=None, help="the server's command line instead of `redraft serve`")
+    ap.add_argument("--wait-index", action="store_true",
+                    help="with --workspace: type only once the index is built (the same keystrokes, for comparing "
+                         "typing while indexing with typing beside a finished index)")
     ap.add_argument("--gap-ms", type=float, default=0.0,
                     help="a typist's pause after each answer before the next keystroke (default 0: at once)")
     a = ap.parse_args(argv)
@@ -103,6 +106,9 @@ def main(argv=None) -> int:
         first_ms = complete(client, uri, doc, len("\n".join(lines[: picks[0]])) + 1 + indent)
         client.close_document(uri)
 
+        while a.workspace and a.wait_index and (client.request(
+                "workspace/executeCommand", {"command": "redraft.stats"})["workspace"] or {}).get("state") == "indexing":
+            time.sleep(0.5)
         typing: list[float] = []
         while_indexing: list[float] = []
         version = 1

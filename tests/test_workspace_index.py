@@ -237,7 +237,7 @@ def test_the_sorted_view_is_rebuilt_in_runs_that_wait_for_requests(tmp_path):
     idx = WorkspaceIndex([tmp_path], ["python"])
     rng = random.Random(5)
     text = list({f"x_{rng.random():.12f} = {i}" for i in range(3 * index_module.SORT_RUN + 17)})
-    assert idx._sorted_order(text) == sorted(range(len(text)), key=text.__getitem__)
+    assert list(idx._sorted_order(text)) == sorted(range(len(text)), key=text.__getitem__)
     done = []
     with idx.serving():                       # a request runs: the rebuild waits for it
         t = threading.Thread(target=lambda: done.append(idx._sorted_order(text)))

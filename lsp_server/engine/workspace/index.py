@@ -313,18 +313,23 @@ class WorkspaceIndex:
         while self._busy and not self._stop.is_set():
             time.sleep(0.002)   # a request is running: it gets the interpreter to itself
 
-    def _sorted_order(self, text: list[str]) -> list[int]:
-        """The lines' ids in the lines' order, sorted a SORT_RUN-line run at a time and merged, with
-        a pause whenever a request runs: one `sorted` over 400,000 lines held the interpreter lock
-        for a second (a keystroke that came then waited for all of it); a run holds it a few ms,
-        and the merge is Python code, which gives the lock up every few ms."""
+    def _sorted_order(self, text: list[str], n: int | None = None) -> array:
+        """The ids of the first `n` lines (all) in the lines' order, sorted a SORT_RUN-line run at a
+        time and merged, with a pause whenever a request runs: one `sorted` over 400,000 lines held
+        the interpreter lock for a second (a keystroke that came then waited for all of it); a run
+        holds it a few ms, and the merge is Python code, which gives the lock up every few ms.
+        Runs and result are arrays, not lists: the garbage collector walks every element of a
+        young list at each of its frequent youngest-generation passes (a 400,000-element list made
+        each of them ~15 ms, on whichever thread allocated, the model's too); an array of ints has
+        no elements to walk."""
+        n = len(text) if n is None else n
         runs = []
-        for a in range(0, len(text), SORT_RUN):
+        for a in range(0, n, SORT_RUN):
             self._wait_for_requests()
-            runs.append(sorted(range(a, min(len(text), a + SORT_RUN)), key=text.__getitem__))
-        if len(runs) == 1:
-            return runs[0]
-        out: list[int] = []
+            runs.append(array("i", sorted(range(a, min(n, a + SORT_RUN)), key=text.__getitem__)))
+        if len(runs) <= 1:
+            return runs[0] if runs else array("i")
+        out = array("i")
         for k, i in enumerate(heapq.merge(*runs, key=text.__getitem__)):
             if not k & 4095:
                 self._wait_for_requests()
@@ -336,15 +341,15 @@ class WorkspaceIndex:
         thread at its end, or a short-lived one when many lines arrived since)."""
         with self._lock:
             n = len(self._text)
-            text = list(self._text)
+            text = self._text        # only ever appended to: its first n lines stay as they are
             files = [(k, f.line_ids) for k, f in self._files.items()]
             self._changed = {}
-        order = self._sorted_order(text)
+        ids = self._sorted_order(text, n)
         view: list[str] = []
-        for a in range(0, len(order), 16 * SORT_RUN):
+        for a in range(0, n, 16 * SORT_RUN):
             self._wait_for_requests()
-            view += [text[i] for i in order[a:a + 16 * SORT_RUN]]
-        ids = array("i", order)
+            view += [text[i] for i in ids[a:a + 16 * SORT_RUN]]
+        gc.freeze()     # the view lives until the next rebuild: out of every pass's walk (see _sorted_order)
         parts, at, pos = [np.full(1, -1, np.int32)], {}, 1
         for k, line_ids in files:
             parts.append(np.frombuffer(line_ids, dtype=np.int32))
