@@ -283,3 +283,31 @@ def test_the_build_moves_its_tables_out_of_the_collector_as_it_goes(tmp_path, mo
     assert idx.wait(30) and idx.stats["files"] == 5
     assert seen and seen[0] > 0               # frozen before the build's end, not only at it
     gc.unfreeze()
+
+
+def test_a_stopped_index_and_a_reloaded_model_are_not_kept_alive_by_the_freeze(tmp_path):
+    import weakref
+
+    from redraft.engine.host import settle_heap
+
+    class Node:
+        pass
+
+    def frozen_cycle():
+        a, b = Node(), Node()
+        a.other, b.other = b, a               # only the cycle collector can free these
+        gc.freeze()
+        return weakref.ref(a)
+
+    old_model = frozen_cycle()
+    settle_heap()                             # as after loading another model
+    assert old_model() is None
+    write(tmp_path, "m.py", "def f():\n    return 1\n")
+    idx = WorkspaceIndex([tmp_path], ["python"])
+    idx.start()
+    assert idx.wait(30)
+    old_tables = frozen_cycle()
+    idx.stop()                                # the settings turned the index off or changed it
+    gc.collect()
+    assert old_tables() is None
+    gc.unfreeze()

@@ -118,7 +118,9 @@ def settle_heap() -> None:
     """Once the model is loaded: everything alive now (torch's and the server's modules, ~200,000
     objects) lives as long as the server, so it leaves the garbage collector's full passes
     (`gc.freeze`). Each pass had walked all of it, ~85 ms holding the interpreter lock while a
-    keystroke waited (bench/RESULTS.md, session 30)."""
+    keystroke waited (bench/RESULTS.md, session 30). Unfrozen first: a model loaded before
+    (settings changed) is collected now, cycles and all, instead of living on frozen."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 

@@ -106,7 +106,11 @@ class WorkspaceIndex:
             self._thread.start()
 
     def stop(self) -> None:
+        """Stop the build; the tables go once nothing refers to them. They were frozen (out of the
+        garbage collector's reach, `_ready`): unfrozen now, so that whatever cycle holds them is
+        collected too (the next model load or build freezes what lives on)."""
         self._stop.set()
+        gc.unfreeze()
 
     def wait(self, timeout: float | None = None) -> bool:
         """For tests and benchmarks: block until the build is done."""
