@@ -94,10 +94,11 @@ class EngineRunner:
     def _load(self) -> None:
         import torch
 
-        from redraft.engine.host import auto_threads
+        from redraft.engine.host import auto_threads, settle_heap
         from redraft.engine.pipeline import Engine
         torch.set_num_threads(self.threads or auto_threads())
         engine = Engine(self.model_dir)
+        settle_heap()    # the loaded model out of the collector's full passes, as in the language server
         if self.max_batch > 1:
             self.batching(engine)
             if self.scheduler is not None and not self.threads:
