@@ -8,7 +8,8 @@ by how well the region agrees with the fragment:
 
 * a heaviest common subsequence of the region's lines and the fragment's (exact, not difflib's
   greedy blocks): a kept line with a word in it counts 1, a blank line or a lone brace 0, and every
-  line the region would drop costs 1;
+  line the region would drop costs 1, less REPLACED when a new line of the fragment rewrites it (a
+  like line): a region where the new line rewrites one counts for more than one where it is inserted;
 * plus RUN for each region line that continues the fragment's leading or trailing run (up to CAP at
   each end): a region framed by the fragment's own first and last lines beats one that shares a
   single generic line with it;
@@ -16,7 +17,8 @@ by how well the region agrees with the fragment:
   preferred to all others, and what they drop between the frames they drop explicitly.
 
 After an indented marker, a fragment indented at least as deep stays in that marker's block.  The
-best candidate wins when it is the only best; the innermost block around the marker breaks ties,
+best candidate wins when it is the only best (a one-line fragment: the first place after the
+previous fragment); the innermost block around the marker breaks ties,
 then, between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
@@ -34,7 +36,7 @@ FRAME = 3                         # lines of context that make a deletion explic
 CAP = 3                           # a run counts up to this many lines at each end
 RUN = 3                           # weight of a region line in the fragment's leading / trailing run
 LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
-REPLACED = 0.5                    # ... and costs this much less than a dropped line
+REPLACED = 1.25                   # ... and counts this much against the line's cost (_agreement)
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 
 
@@ -211,6 +213,8 @@ def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[i
     best, scored = None, []
     once = _shown_once(orig, want, pos) if len(cands) > 1 else []
     slack = REPLACED * sum(1 for t in want if _WORD.search(t)) + ONCE * len(once)   # the most they can add
+    if len(want) == 1:
+        slack = 0                     # one line: the first place it fits after the previous fragment
     for ub, a, b in sorted(cands, key=lambda c: -c[0]):
         if best is not None and ub + slack < best:
             break
