@@ -148,3 +148,137 @@ def test_twin_a_one_line_fragment_after_the_first_place_goes_to_the_second(langu
     first, second = _at(original, line)
     lines = original.split("\n")
     assert anchor(lines, [line], pos=first + 1, marker_before=0, marker_after=8, name="f") == (second, second)
+
+
+# A function's local declared after a call that ends with a line without words (`)`, `);`): the
+# snippet shows the call, a marker, and the function's last statement no longer using the local.
+# The marker may keep the local's declaration, or the call's closing line may be the declaration's,
+# deleting it: the edit removed the local's last use in its function, so that reading is as likely.
+# Another function declares and uses a local of the same name, which says nothing about this one.
+LOCAL = {
+    "python": ("""def other(items):
+    total = count(items)
+    return total
+
+
+def run(items):
+    config = load(
+        items
+    )
+
+    total = compute(
+        items
+    )
+
+    return report(
+        {args}
+    )
+""", "# ... existing code ...", "def run(items):", "    config = load(", "        items, strict=True", "    )",
+        "    return report(", "items, total", "items", "items, total, strict=True", "    )", None),
+    "javascript": ("""function other(items) {
+    const total = count(items);
+    return total;
+}
+
+function run(items) {
+    const config = load(
+        items
+    );
+
+    const total = compute(
+        items
+    );
+
+    return report(
+        {args}
+    );
+}
+""", "// ... existing code ...", "function run(items) {", "    const config = load(", "        items, true", "    );",
+        "    return report(", "items, total", "items", "items, total, true", "    );", "}"),
+    "typescript": ("""function other(items: number[]): number {
+    const total: number = count(items);
+    return total;
+}
+
+function run(items: number[]): number {
+    const config = load(
+        items
+    );
+
+    const total: number = compute(
+        items
+    );
+
+    return report(
+        {args}
+    );
+}
+""", "// ... existing code ...", "function run(items: number[]): number {", "    const config = load(",
+        "        items, true", "    );", "    return report(", "items, total", "items", "items, total, true", "    );", "}"),
+    "go": ("""package run
+
+func other(items []int) int {
+\ttotal := count(items)
+\treturn total
+}
+
+func run(items []int) int {
+\tconfig := load(
+\t\titems,
+\t)
+
+\ttotal := compute(
+\t\titems,
+\t)
+
+\treturn report(
+\t\t{args}
+\t)
+}
+""", "// ... existing code ...", "func run(items []int) int {", "\tconfig := load(", "\t\titems, true,", "\t)",
+        "\treturn report(", "config, total,", "config,", "config, total, true,", "\t)", "}"),
+    "rust": ("""fn other(items: &[i64]) -> i64 {
+    let total = count(items);
+    total
+}
+
+fn run(items: &[i64]) -> i64 {
+    let config = load(
+        items,
+    );
+
+    let total = compute(
+        items,
+    );
+
+    report(
+        {args}
+    )
+}
+""", "// ... existing code ...", "fn run(items: &[i64]) -> i64 {", "    let config = load(", "        items, true,",
+        "    );", "    report(", "config, total,", "config,", "config, total, true,", "    )", "}"),
+}
+
+
+def _local_case(language: str, args: str):
+    text, marker, header, call, changed, close, ret, old, _, _, end, last = LOCAL[language]
+    original = text.replace("{args}", old)
+    ind = close[:len(close) - len(close.lstrip())] * 2
+    tail = [ret, ind + args, end] + ([last] if last else [])
+    snippet = "\n".join([marker, header, call, changed, close, marker.rjust(len(marker) + len(ind) // 2)] + tail) + "\n"
+    return original, snippet
+
+
+@pytest.mark.parametrize("language", sorted(LOCAL))
+def test_a_local_whose_last_use_in_its_function_the_edit_removes_is_refused(language):
+    original, snippet = _local_case(language, LOCAL[language][8])
+    r = merge(original, snippet, language)
+    assert not r.ok and "which nothing uses after this edit" in r.reason and "`total`" in r.reason, r.reason
+
+
+@pytest.mark.parametrize("language", sorted(LOCAL))
+def test_twin_a_local_its_function_still_uses_merges(language):
+    # the twin: the last statement still uses the local (one argument more): the marker keeps it
+    original, snippet = _local_case(language, LOCAL[language][9])
+    out = _merged(original, snippet, language)
+    assert out.count("total") == original.count("total") and "compute(" in out

@@ -10,7 +10,8 @@ when the other reading is as likely, and its merged file parses as well as the o
   change something, and the other reading does (it deletes the lines up to the next place);
 * the lines the other reading deletes hold definitions (nested in a function's body too), or
   declare names (parameters, fields, variables), that the merged file no longer uses anywhere
-  but in them while the file did: the edit removed their last use (usage.py);
+  but in them while the file did (a function's local: in that function): the edit removed their
+  last use (usage.py);
 * they use a local name of their function whose declaration the edit removed (usage.py)."""
 from __future__ import annotations
 
@@ -99,7 +100,7 @@ def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans)
         else:
             why, found = dead_definitions(lang, orig, out, defs, sp, k, lo, hi)
             if not found:
-                why = dead_names(lang, orig, out, lo, hi, name)
+                why = dead_names(lang, orig, out, lo, hi, name, defs)
             why = why or orphaned_locals(lang, orig, out, defs, lo, hi, name, memo)
         if why is None:
             continue

@@ -101,15 +101,26 @@ def _code_uses(lang, text: str, names=None) -> list[tuple[int, str]]:
     return out
 
 
-def dead_names(lang, orig: list[str], out: list[str], lo: int, hi: int, name: str) -> str | None:
+def dead_names(lang, orig: list[str], out: list[str], lo: int, hi: int, name: str,
+               defs: list[Def] | None = None) -> str | None:
     """The deleted lines [lo, hi) hold no whole definition but declare names (parameters, fields,
     variables), each used in the file's code outside them and in the merged file's nowhere but in
-    them: the edit removed their last use."""
+    them: the edit removed their last use.  Lines in a function's body (`defs`: the file's
+    definitions) declare its locals: their uses are counted in that function, before and after."""
     names = _declared(orig[lo:hi])
     if not names:
         return None
     before = _code_uses(lang, "\n".join(orig), names)
     after = _code_uses(lang, "\n".join(out), names)
+    around = [d for d in defs or () if d.members is None and d.start < lo and hi <= d.end]
+    if around:                        # the innermost function around them, and the same one merged
+        d = max(around, key=lambda d: d.start)
+        now = [m for m in collect_defs(lang, out) if m.key == d.key and m.parent == d.parent]
+        if len(now) != 1:
+            return None
+        m = now[0]
+        before = [(r, w) for r, w in before if d.start <= r <= d.end]
+        after = [(r, w) for r, w in after if m.start <= r <= m.end]
     own = [w for r, w in before if lo <= r < hi]
     for w in names:
         if not any(x == w and not lo <= r < hi for r, x in before) or sum(1 for _, x in after if x == w) > own.count(w):
