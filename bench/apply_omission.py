@@ -9,7 +9,10 @@ DOWNLOAD_DIR holds the archives (fetched with `pip download --no-deps --no-binar
 TypeScript cases come from the diff between two releases (SOURCES); Go and Rust from one Debian
 release, the edit made from the package's own code (SYNTHETIC): its first import line or header
 comment deleted, its last definition deleted, an import deleted between shown lines, and one of
-its functions copied under a new name before or after a neighbour.
+its functions copied under a new name before or after a neighbour.  MORE_SOURCES (TypeScript and
+modern JavaScript packages that ship their sources) are read last, so that adding them only appends
+cases.  A cut truth that defines a name more often than either release (a hunk of a reordered file
+shown alone) is skipped.
 
 Shapes (each snippet written as an assistant writes it, markers in the language's comment syntax):
 
@@ -68,6 +71,15 @@ SYNTHETIC = [
     ("heldout", "deb/golang-github-pkg-errors-dev_0.9.1-2_all.deb"),
     ("heldout", "deb/librust-either-dev_1.6.1-1_amd64.deb"),
 ]
+# more release pairs (TypeScript and modern JavaScript sources shipped in the npm tarball), read after
+# SYNTHETIC so that the cases above keep their places: the fixtures only grow at the end
+MORE_SOURCES = [
+    ("dev", "npm/tanstack-query-core-5.0.0.tgz", "npm/tanstack-query-core-5.17.0.tgz"),
+    ("dev", "npm/ajv-8.11.0.tgz", "npm/ajv-8.12.0.tgz"),
+    ("dev", "npm/postcss-8.4.21.tgz", "npm/postcss-8.4.31.tgz"),
+    ("dev", "npm/tanstack-table-core-8.7.0.tgz", "npm/tanstack-table-core-8.10.7.tgz"),
+    ("dev", "npm/trpc-server-10.20.0.tgz", "npm/trpc-server-10.38.0.tgz"),
+]
 
 
 def _lines(text: str) -> list[str]:
@@ -93,7 +105,8 @@ def _tar_files(path: Path) -> dict[str, str]:
         for m in tf.getmembers():
             p = m.name.split("/", 1)[-1]
             if not m.isfile() or os.path.splitext(p)[1] not in EXT or p.endswith(".d.ts") or ".min." in p \
-                    or "/dist/" in f"/{p}" or "/cjs/" in f"/{p}" or "/esm/" in f"/{p}":
+                    or "/dist/" in f"/{p}" or "/cjs/" in f"/{p}" or "/esm/" in f"/{p}" \
+                    or "/build/" in f"/{p}":
                 continue
             try:
                 t = tf.extractfile(m).read().decode("utf-8")
@@ -136,7 +149,7 @@ def diff_cases(language: str, old: list[str], new: list[str]):
         if not drops:
             continue
         truth = old[:i1] + new[j1:j2] + old[i2:]
-        if truth == old or not any(l.strip() for l in new[j1:j2]):
+        if truth == old or not any(l.strip() for l in new[j1:j2]) or _duplicates(lang, old, new, truth):
             continue
         top = changed[0][1] == 0 and i1 == 0 and changed[0][0] in ("delete", "replace")
         bottom = changed[-1][2] == len(old) and i2 == len(old) and changed[-1][0] in ("delete", "replace")
@@ -150,6 +163,21 @@ def diff_cases(language: str, old: list[str], new: list[str]):
             ind = _ind(next((l for l in old[i1:i2] if l.strip()), ""))
             yield shape, [_marker(language, "")] + new[j1:j2] + [_marker(language, "")], truth
     yield from new_def_cases(language, lang, old, new)
+
+
+def _duplicates(lang, old, new, truth) -> bool:
+    """The cut truth defines a name more often than either release does (a hunk of a reordered
+    file shown alone keeps the moved definitions twice): not a file anyone would write."""
+    def counts(lines):
+        out: dict = {}
+        stack = list(_defs(lang, lines))
+        while stack:
+            d = stack.pop()
+            out[(d.parent, d.key)] = out.get((d.parent, d.key), 0) + 1
+            stack.extend(d.members or ())
+        return out
+    co, cn = counts(old), counts(new)
+    return any(v > max(co.get(k, 0), cn.get(k, 0)) for k, v in counts(truth).items())
 
 
 def new_def_cases(language, lang, old, new):
@@ -255,9 +283,15 @@ def synthetic_new(language: str, lines: list[str], donor: list[str], rng) -> lis
 
 
 def build(root: Path) -> dict[str, list[dict]]:
-    import random
     sets: dict[str, list[dict]] = {"dev": [], "heldout": []}
-    for set_name, a, b in SOURCES:
+    _release_cases(root, SOURCES, sets)
+    _synthetic_cases(root, sets)
+    _release_cases(root, MORE_SOURCES, sets)
+    return sets
+
+
+def _release_cases(root: Path, sources, sets) -> None:
+    for set_name, a, b in sources:
         pkg = Path(a).name.rsplit("-", 1)[0]
         va, vb = Path(a).name.rsplit("-", 1)[1].replace(".tar.gz", "").replace(".tgz", ""), \
             Path(b).name.rsplit("-", 1)[1].replace(".tar.gz", "").replace(".tgz", "")
@@ -275,6 +309,10 @@ def build(root: Path) -> dict[str, list[dict]]:
                 sets[set_name].append({"id": f"{pkg}:{path}:{shape}:{count[shape]}", "package": f"{pkg} {va}->{vb}",
                                        "language": language, "shape": shape, "path": path,
                                        "original": _text(old), "snippet": _text(snip), "truth": _text(truth)})
+
+
+def _synthetic_cases(root: Path, sets) -> None:
+    import random
     for set_name, a in SYNTHETIC:
         pkg = Path(a).name.split("_")[0]
         files = _deb_files(root / a)
@@ -293,7 +331,6 @@ def build(root: Path) -> dict[str, list[dict]]:
                     sets[set_name].append({"id": f"{pkg}:{path}:{shape}:{count[shape]}", "package": pkg + " (Debian, edit "
                                            "from its own code)", "language": language, "shape": shape, "path": path,
                                            "original": _text(old), "snippet": _text(snip), "truth": _text(truth)})
-    return sets
 
 
 def main(argv=None) -> int:
