@@ -4,6 +4,7 @@ by the fragment's other lines."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from redraft.engine.apply.ambiguity import weak_alternatives
@@ -115,9 +116,45 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                 edits.append((a, b + 1, list(f.lines) + [""] * min(f.blank_after, 2)))   # new lines, then the
                 pos = b + 1                                                              # snippet's blank line
                 continue
+        a, b = _moved_imports(orig, f.lines, a, b, pos)
         edits.append((a, b + 1, list(f.lines)))
         pos = b + 1
     return edits
+
+
+_IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|(?:const|let|var)\s+\w+\s*=\s*require\()")
+_IMPORT_SPEC = re.compile(r"\s*(?:[\w.]+\s+)?\"[^\"]+\"\s*$")      # a line of Go's `import (` block
+
+
+def _is_import(orig: list[str], i: int) -> bool:
+    if _IMPORT_LINE.match(orig[i]):
+        return True
+    if not _IMPORT_SPEC.match(orig[i]):
+        return False
+    j = i - 1
+    while j >= 0 and (_IMPORT_SPEC.match(orig[j]) or not orig[j].strip()):
+        j -= 1
+    return j >= 0 and orig[j].strip() == "import ("
+
+
+def _moved_imports(orig: list[str], lines: list[str], a: int, b: int, pos: int) -> tuple[int, int]:
+    """An import line just above (below) the fragment's region that the fragment shows again, in
+    another place, is moved there, not copied: the region grows over it (imports reordered by a
+    fragment anchored on other import lines)."""
+    shown = Counter(l.strip() for l in lines)
+    region = Counter(l.strip() for l in orig[a:b + 1])
+
+    def moved(i: int) -> bool:
+        t = orig[i].strip()
+        if shown[t] <= region[t] or not _is_import(orig, i):
+            return False
+        region[t] += 1
+        return True
+    while a - 1 >= pos and moved(a - 1):
+        a -= 1
+    while b + 1 < len(orig) and moved(b + 1):
+        b += 1
+    return a, b
 
 
 class _NoEdge(Exception):
