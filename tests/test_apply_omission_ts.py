@@ -92,3 +92,50 @@ def test_go_string_line_is_an_import_only_inside_an_import_block():
     assert _is_import(block, 3) and _is_import(block, 5)
     assert not _is_import(concat, 4)
     assert not _is_import(block, 4)
+
+
+# --- a new definition before an existing one, whose last lines repeat the end of the definition
+# before it: the run of the fragment's last lines found in the file reaches into the new lines and
+# cuts them short; a shorter run (the existing definition's header alone) anchors it
+def _fn(lang: str, name: str, arg: str, tail: str = "0") -> list[str]:
+    return {
+        "python": [f"def {name}({arg}):", f"    if {arg}:", "        return 1", f"    return {tail}"],
+        "javascript": [f"function {name}({arg}) {{", f"  if ({arg}) {{", "    return 1;", "  }", f"  return {tail};", "}"],
+        "typescript": [f"function {name}({arg}: number): number {{", f"  if ({arg}) {{", "    return 1;", "  }",
+                       f"  return {tail};", "}"],
+        "go": [f"func {name}({arg} int) int {{", f"\tif {arg} > 0 {{", "\t\treturn 1", "\t}", f"\treturn {tail}", "}"],
+        "rust": [f"fn {name}({arg}: i32) -> i32 {{", f"    if {arg} > 0 {{", "        return 1;", "    }", f"    {tail}",
+                 "}"],
+    }[lang]
+
+
+_HEAD = {"go": ["package main", ""]}
+_GAP = {"python": ["", ""]}
+
+
+@pytest.mark.parametrize("tail", ["0", "2"], ids=["repeats-previous-end", "twin-own-end"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_new_definition_before_whose_end_repeats_the_previous_one(lang, tail):
+    gap = _GAP.get(lang, [""])
+    first, second, new = _fn(lang, "first", "x"), _fn(lang, "second", "y"), _fn(lang, "added", "z", tail)
+    original = _HEAD.get(lang, []) + first + gap + second
+    body = second[1][:len(second[1]) - len(second[1].lstrip())]
+    mark = MARK.get(lang, "// ... existing code ...")
+    snippet = [mark] + new + gap + [second[0], body + mark]
+    r = merge(_text(original), _text(snippet), lang)
+    assert r.ok, r.reason
+    assert r.text == _text(_HEAD.get(lang, []) + first + gap + new + gap + second)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_new_definition_before_the_one_it_repeats_the_end_of(lang):
+    """The guard's twin: the shown header is as deep as the new definition (a new function written
+    right before the one whose end it repeats, the file's first): the header alone anchors it."""
+    gap = _GAP.get(lang, [""])
+    first, new = _fn(lang, "first", "x"), _fn(lang, "added", "z")
+    original = _HEAD.get(lang, []) + first
+    body = first[1][:len(first[1]) - len(first[1].lstrip())]
+    mark = MARK.get(lang, "// ... existing code ...")
+    r = merge(_text(original), _text([mark] + new + gap + [first[0], body + mark]), lang)
+    assert r.ok, r.reason
+    assert r.text == _text(_HEAD.get(lang, []) + new + gap + first)

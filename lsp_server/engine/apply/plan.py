@@ -228,7 +228,15 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
         raise _NoEdge()
     m = next(m for m in range(n, k, -1) if _found(orig, lines[m - 1], pos))
     p, q = _run(orig, lines, pos), _run(orig, lines[::-1], pos, back=True)
-    for lo, hi in ((0, p), (n - q, n), (k, m), (k, n), (0, m)):
+    # then shorter runs of the last lines: a run that reaches into the new lines (their last lines
+    # repeat the end of the definition before them) leaves them cut short; the shown part starts
+    # later, at a definition of the file past a blank line, as deep as the new lines' first line,
+    # when the new lines' header is not in the file
+    header = next((l for l in lines if l.strip() and not l.strip().startswith(("//", "/*", "*", "#", "@"))), "")
+    shorter = [(lo, n) for lo in range(n - q + 1, n) if q and not lines[lo - 1].strip() and lines[lo].strip()
+               and _indent(lines[lo]) == _indent(next(l for l in lines if l.strip())) and _defines(lines[lo:])
+               and not _found(orig, header, pos)]
+    for lo, hi in [(0, p), (n - q, n), (k, m), (k, n), (0, m)] + shorter:
         while lo < hi and not lines[lo].strip():
             lo += 1
         while hi > lo and not lines[hi - 1].strip():
@@ -236,9 +244,10 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
         if hi - lo < 1:
             continue
         part = lines[lo:hi]
+        head = [l for l in lines[:lo] if l.strip()]
         if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]) or \
-                not _defines(lines[:lo] + lines[hi:]):
-            continue
+                not _defines(lines[:lo] + lines[hi:]) or head and _indent(part[0]) > _indent(head[0]):
+            continue            # (a shown part indented deeper than the new lines before it is their body's end)
         try:
             return anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
         except Ambiguous as e:
