@@ -139,3 +139,30 @@ def test_new_definition_before_the_one_it_repeats_the_end_of(lang):
     r = merge(_text(original), _text([mark] + new + gap + [first[0], body + mark]), lang)
     assert r.ok, r.reason
     assert r.text == _text(_HEAD.get(lang, []) + new + gap + first)
+
+
+# --- a new value after an existing function whose last statement and closing brace the fragment
+# shows (one line with words, then the brace one level out): enough to anchor it
+_VALUE = {"python": ["ADDED = dict(", "    z=1,", ")"], "javascript": ["export const added = () => ({", "  z: 1,", "});"],
+          "typescript": ["export const added = (): { z: number } => ({", "  z: 1,", "});"],
+          "rust": ["pub const ADDED: [u8; 2] = [", "    1,", "    2,", "];"],
+          "go": ["var added = make(", "\tmap[string]int,", ")"]}
+
+
+@pytest.mark.parametrize("brace", [True, False], ids=["brace", "twin-no-brace"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_new_definition_after_last_statement_and_closing_brace(lang, brace):
+    gap = _GAP.get(lang, [""])
+    first, second = _fn(lang, "first", "x", "10"), _fn(lang, "second", "y", "20")
+    new = _VALUE[lang]
+    original = _HEAD.get(lang, []) + first + gap + second
+    mark = MARK.get(lang, "// ... existing code ...")
+    last = first[-1] if lang == "python" else first[-2]       # the body's last statement
+    shown = [last] if lang == "python" or not brace else [last, first[-1]]
+    indent = last[:len(last) - len(last.lstrip())]
+    r = merge(_text(original), _text([indent + mark] + shown + gap + new + [mark]), lang)
+    if lang == "python" or not brace:     # one line with words and nothing closing it: refused
+        assert not r.ok
+        return
+    assert r.ok, r.reason
+    assert r.text == _text(_HEAD.get(lang, []) + first + gap + new + gap + second)

@@ -165,6 +165,9 @@ def _enough(orig: list[str], part: list[str]) -> bool:
     """Lines that can anchor a fragment whose other lines are new: two with words in them, or a
     definition's header line."""
     words = [l for l in part if re.search(r"\w", l)]
+    if len(words) == 1 and part[-1] is not words[0] and part[-1].strip() in ("}", "};") and \
+            _indent(part[-1]) < _indent(words[0]):
+        return True             # the last statement of a body and the brace that closes it
     return len(words) >= 2 or (len(words) == 1 and bool(_HEADER.match(words[0])))
 
 
