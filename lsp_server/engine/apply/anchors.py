@@ -27,6 +27,8 @@ import difflib
 import re
 from collections import Counter
 
+from redraft.engine.apply.regions import doubled_edge
+
 __all__ = ["anchor", "same"]
 
 MAX_HEADS = 400
@@ -398,7 +400,13 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
+    every = cands
     cands = _best(orig, lines, cands, name, pos)
+    if len(cands) == 1 and len(every) > 1:
+        twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
+        other = [c for c in every if c[1] <= twice <= c[2]] if twice is not None else []
+        if other:                     # a line the file has once, shown once, kept and brought again
+            cands = _best(orig, lines, other, name, pos)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
