@@ -60,3 +60,67 @@ def test_weak_tail_twin_line_not_in_file(lang):
     assert r.ok, r.reason
     rest = original.split("\n")[3:]                  # after the first `{` of the file
     assert r.text == "\n".join([head, u + make, u + call.replace("@", "v"), u * 2 + "{"] + rest)
+
+
+# Methods (Go: functions) `first` and `second`, rewritten by a fragment that starts with the end of
+# the definition before them (its closing brace) and shows the next one (`add`) nearly as it is.
+# (Python has no such weak first line: its fragment anchors on the definitions' own lines.)
+DEFS = {
+    "javascript": ("//", "    ", "class A {", "}", "{n}({p}) {", "}", None),
+    "typescript": ("//", "    ", "export class A {", "}", "{n}({p}): number {", "}", None),
+    "rust": ("//", "    ", "impl A {", "}", "fn {n}(&self, {p}) -> i32 {", "}", None),
+    "go": ("//", "", "", None, "func {n}({p}) int {", "}", None),
+}
+
+
+def _def(lang: str, name: str, params: str, body: list[str]) -> list[str]:
+    _, u, _, _, header, close, last = DEFS[lang]
+    b = "\t" if lang == "go" else u + "    "
+    return [u + header.replace("{n}", name).replace("{p}", params)] + [b + l for l in body] + \
+        ([b + last] if last else []) + ([u + close] if close else [])
+
+
+def _defs(lang: str, parts: list[list[str]]) -> str:
+    _, _, opener, closer, *_ = DEFS[lang]
+    lines = [opener] if opener else []
+    for k, p in enumerate(parts):
+        lines += ([""] if k else []) + p
+    return "\n".join(lines + ([closer] if closer else [])) + "\n"
+
+
+def _case(lang: str, names: tuple[str, str]):
+    comment = DEFS[lang][0]
+    semi = "" if lang in ("python", "go") else ";"
+    old = [_def(lang, "head", "x", [f"check(x){semi}"]),
+           _def(lang, "first", "begin, end", [f"make(begin, end, 1){semi}"]),
+           _def(lang, "second", "begin, end", [f"make(begin, end, 2){semi}"]),
+           _def(lang, "add", "segments", [f"check(segments.length >= count){semi}", "",
+                                          f"push(merge(segments)){semi}"]),
+           _def(lang, "clear", "x", [f"reset(x){semi}"])]
+    new = [_def(lang, names[0], "start, stop", [f"create(start, stop, 1){semi}"]),
+           _def(lang, names[1], "start, stop", [f"create(start, stop, 2){semi}"]),
+           _def(lang, "add", "segments", [f"check(segments.length >= count){semi}", f"push(merge(segments)){semi}"])]
+    edge = old[0][-1]
+    snippet = "\n".join([comment + " ... existing code ...", edge, ""] + [l for p in new for l in p + [""]] +
+                        [comment + " ... existing code ..."]) + "\n"
+    return _defs(lang, old), snippet, old, new
+
+
+@pytest.mark.parametrize("lang", sorted(DEFS))
+def test_fragment_takes_in_the_definitions_it_rewrites(lang):
+    """A fragment that defines `first` and `second` again (each defined once in the file, at the same
+    depth) replaces them: not a region after them that leaves both defined twice."""
+    original, snippet, old, new = _case(lang, ("first", "second"))
+    r = merge(original, snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == _defs(lang, [old[0]] + new + [old[4]])
+
+
+@pytest.mark.parametrize("lang", sorted(DEFS))
+def test_fragment_twin_new_name_keeps_the_old_definition(lang):
+    """Twin: the fragment's definitions have new names: nothing is defined twice, and the region
+    that agrees best with the fragment (after `second`) keeps `first` and `second`."""
+    original, snippet, old, new = _case(lang, ("other", "another"))
+    r = merge(original, snippet, lang)
+    assert r.ok, r.reason
+    assert "make(begin, end, 1)" in r.text and "create(start, stop, 1)" in r.text

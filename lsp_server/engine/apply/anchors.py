@@ -27,7 +27,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.regions import doubled_edge
+from redraft.engine.apply.regions import doubled_edge, redefined
 
 __all__ = ["anchor", "same"]
 
@@ -404,7 +404,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     cands = _best(orig, lines, cands, name, pos)
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
-        other = [c for c in every if c[1] <= twice <= c[2]] if twice is not None else []
+        twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
+        other = [c for c in every if all(c[1] <= j <= c[2] for j in twice)] if twice else []
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])

@@ -6,12 +6,18 @@ called from anchors.anchor once the best candidate is known):
   words the fragment shows just above them is found once in the file, after that region and followed
   there by the same weak lines, the nearest reading keeps that line and the fragment brings it
   again: the merged file has it twice.  The region that ends there takes it in (the fragment
-  replaces it), when it is a candidate.  The same holds for a fragment's first lines, mirrored."""
+  replaces it), when it is a candidate.  The same holds for a fragment's first lines, mirrored;
+* a definition defined twice: a fragment that defines a name (a function, method, class header, at
+  the depth the file defines it, not inside a class of the fragment's own) that the file defines once,
+  after the previous fragment, outside the chosen region, leaves the merged file with two
+  definitions of it (a region anchored on a later `}` / `/**` that agrees with the fragment's last
+  methods).  The best of the candidates that take every such definition in wins, when there are any."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
-__all__ = ["doubled_edge"]
+__all__ = ["doubled_edge", "redefined"]
 
 _WORD = re.compile(r"\w")
 
@@ -40,3 +46,40 @@ def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) ->
         if len(at) == 1 and pos + k <= at[0] < a and file[at[0] - k:at[0]] == want[:k] == file[a:a + k]:
             return at[0]
     return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _name(header, line: str) -> str | None:
+    m = header.match(line)
+    return m and (m.group(1) or m.group(2))
+
+
+def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> list[int]:
+    """Definition headers of the file (after `pos`, outside [a, b]) whose name the fragment defines
+    too at the same depth, not inside a definition the fragment opens (a class of its own), each name
+    defined once in the file and once in the fragment: the merged file would define it twice (the
+    region kept the old definition and the fragment brings the new one)."""
+    from redraft.engine.apply.anchors import _HEADER, _NOT_NAMES
+    shown: Counter[str] = Counter()
+    depth: dict[str, int] = {}
+    opened: list[int] = []                # depths of the headers the fragment shows
+    for l in lines:
+        n = _name(_HEADER, l)
+        if not n or n in _NOT_NAMES:
+            continue
+        if not any(d < _indent(l) for d in opened):
+            shown[n] += 1
+            depth[n] = _indent(l)
+        opened.append(_indent(l))
+    if not shown:
+        return []
+    at: dict[str, list[int]] = {}
+    for j, l in enumerate(orig):
+        n = _name(_HEADER, l)
+        if n in shown:
+            at.setdefault(n, []).append(j)
+    return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
+                  not a <= js[0] <= b and _indent(orig[js[0]]) == depth[n])
