@@ -124,3 +124,44 @@ def test_fragment_twin_new_name_keeps_the_old_definition(lang):
     r = merge(original, snippet, lang)
     assert r.ok, r.reason
     assert "make(begin, end, 1)" in r.text and "create(start, stop, 1)" in r.text
+
+
+# (comment, header template, closing line, statement end, indent)
+FUNCS = {
+    "python": ("#", "def {n}():", None, "", "    "),
+    "javascript": ("//", "function {n}() {", "}", ";", "    "),
+    "typescript": ("//", "function {n}(): void {", "}", ";", "    "),
+    "go": ("//", "func {n}() {", "}", "", "\t"),
+    "rust": ("//", "fn {n}() {", "}", ";", "    "),
+}
+
+
+def _funcs(lang: str, second_line: str) -> tuple[str, str]:
+    comment, header, close, end, u = FUNCS[lang]
+
+    def fn(name: str, body: list[str]) -> list[str]:
+        return [header.replace("{n}", name)] + [u + b + end for b in body] + ([close] if close else [])
+    original = fn("one", ['log("start")', second_line]) + [""] + \
+        fn("two", ['log("start")', 'log("other")', "finish(1)", "finish(2)", "finish(3)", "reset()", "finish(3)"])
+    snippet = [comment + " ... existing code ..."] + \
+        [u + b + end for b in ['log("start")', 'log("done")', "finish(1)", "finish(2)", "finish(3)"]] + \
+        [comment + " ... existing code ..."]
+    return "\n".join(original) + "\n", "\n".join(snippet) + "\n"
+
+
+@pytest.mark.parametrize("lang", sorted(FUNCS))
+def test_first_two_lines_found_once_elsewhere_refuse(lang):
+    """The fragment's first two lines are together, once, in `one`, where its last line cannot be
+    reached; its region in `two` would keep them in `one` and bring them again: refused."""
+    r = merge(*_funcs(lang, 'log("done")'), lang)
+    assert not r.ok
+    assert "twice" in r.reason
+
+
+@pytest.mark.parametrize("lang", sorted(FUNCS))
+def test_first_two_lines_twin_not_in_file_merges(lang):
+    """Twin: `one` shows another second line: the fragment's first two lines are not in the file
+    together, and the fragment rewrites `two`."""
+    r = merge(*_funcs(lang, 'log("end")'), lang)
+    assert r.ok, r.reason
+    assert r.text.count('log("done")') == 1 and 'log("other")' not in r.text

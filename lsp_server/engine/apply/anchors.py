@@ -27,7 +27,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.regions import doubled_edge, redefined
+from redraft.engine.apply.regions import doubled_edge, doubled_run, redefined
 
 __all__ = ["anchor", "same"]
 
@@ -405,7 +405,12 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
         twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
+        run = [] if twice else doubled_run(orig, lines, pos, cands[0][1], cands[0][2])
+        twice = twice or run
         other = [c for c in every if all(c[1] <= j <= c[2] for j in twice)] if twice else []
+        if run and not other:
+            raise Ambiguous(f"{name}: its first or last two lines are also at lines {run[0] + 1}-{run[1] + 1}, which "
+                            "its region keeps (they would be in the file twice); show the lines between")
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])

@@ -11,7 +11,11 @@ called from anchors.anchor once the best candidate is known):
   the depth the file defines it, not inside a class of the fragment's own) that the file defines once,
   after the previous fragment, outside the chosen region, leaves the merged file with two
   definitions of it (a region anchored on a later `}` / `/**` that agrees with the fragment's last
-  methods).  The best of the candidates that take every such definition in wins, when there are any."""
+  methods).  The best of the candidates that take every such definition in wins, when there are any;
+* a doubled run: the fragment's first (last) two lines, both with words, found together once in the
+  file, after the previous fragment and outside the chosen region, would be in the merged file
+  twice.  The best candidate that takes them in wins; with none (they lie in another block than any
+  region that reaches the fragment's other end), the merge refuses."""
 from __future__ import annotations
 
 import re
@@ -83,3 +87,18 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> li
             at.setdefault(n, []).append(j)
     return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
                   not a <= js[0] <= b and _indent(orig[js[0]]) == depth[n])
+
+
+def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> list[int]:
+    """The place of the fragment's first (last) two lines, both with words, found together once in
+    the file after `pos` and outside the region [a, b]: the merged file would have them twice."""
+    want, file = _strip(lines), _strip(orig)
+    out: list[int] = []
+    for run in (want[:2], want[-2:]):
+        if len(want) < 4 or not all(_WORD.search(t) for t in run):
+            continue
+        at = [j for j in range(pos, len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]]
+        if len(at) == 1 and not a <= at[0] <= b and not a <= at[0] + 1 <= b and \
+                sum(1 for j in range(len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]) == 1:
+            out += [at[0], at[0] + 1]
+    return out
