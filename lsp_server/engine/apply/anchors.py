@@ -27,7 +27,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.regions import doubled_edge, doubled_run, redefined
+from redraft.engine.apply.regions import _HEADER, _NOT_NAMES, doubled_edge, doubled_run, redefined
 
 __all__ = ["anchor", "same"]
 
@@ -242,13 +242,6 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     if guard:
         _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
     return [t[:3] for t in top]
-
-
-_HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
-                     r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface)\s+\(?\s*([A-Za-z_$][\w$]*)"
-                     r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?(?:get\s+|set\s+)?"
-                     r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^={;]+)?\{\s*$")
-_NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif"}
 
 
 def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str,

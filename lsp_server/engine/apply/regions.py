@@ -21,9 +21,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["doubled_edge", "redefined"]
+__all__ = ["doubled_edge", "doubled_run", "redefined"]
 
 _WORD = re.compile(r"\w")
+# a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
+_HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
+                     r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface)\s+\(?\s*([A-Za-z_$][\w$]*)"
+                     r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?(?:get\s+|set\s+)?"
+                     r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^={;]+)?\{\s*$")
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif"}
 
 
 def _strip(lines: list[str]) -> list[str]:
@@ -66,7 +72,6 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> li
     too at the same depth, not inside a definition the fragment opens (a class of its own), each name
     defined once in the file and once in the fragment: the merged file would define it twice (the
     region kept the old definition and the fragment brings the new one)."""
-    from redraft.engine.apply.anchors import _HEADER, _NOT_NAMES
     shown: Counter[str] = Counter()
     depth: dict[str, int] = {}
     opened: list[int] = []                # depths of the headers the fragment shows
