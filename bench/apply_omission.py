@@ -34,6 +34,7 @@ import os
 import re
 import sys
 import tarfile
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -169,13 +170,7 @@ def _duplicates(lang, old, new, truth) -> bool:
     """The cut truth defines a name more often than either release does (a hunk of a reordered
     file shown alone keeps the moved definitions twice): not a file anyone would write."""
     def counts(lines):
-        out: dict = {}
-        stack = list(_defs(lang, lines))
-        while stack:
-            d = stack.pop()
-            out[(d.parent, d.key)] = out.get((d.parent, d.key), 0) + 1
-            stack.extend(d.members or ())
-        return out
+        return Counter((d.parent, d.key) for d in _defs(lang, lines))     # collect_defs: members included
     co, cn = counts(old), counts(new)
     return any(v > max(co.get(k, 0), cn.get(k, 0)) for k, v in counts(truth).items())
 

@@ -27,7 +27,8 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.regions import _HEADER, _NOT_NAMES, doubled_edge, doubled_run, redefined
+from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.regions import _NOT_NAMES, doubled_edge, doubled_run, header_name, redefined
 
 __all__ = ["anchor", "same"]
 
@@ -48,10 +49,6 @@ class Ambiguous(Exception):
 
 def same(a: str, b: str) -> bool:
     return a.rstrip() == b.rstrip()
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 def _prefix(orig: list[str], lines: list[str], j: int) -> int:
@@ -177,8 +174,7 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
     shown = "\n".join(want)
     for i, t in enumerate(region):
-        m = _HEADER.match(t) if i not in kept else None
-        ident = m and (m.group(1) or m.group(2))
+        ident = header_name(t) if i not in kept else None
         if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
             return True
     return False
@@ -259,8 +255,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
             _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):
-        m = _HEADER.match(orig[a + i]) if i not in kept else None
-        ident = m and (m.group(1) or m.group(2))
+        ident = header_name(orig[a + i]) if i not in kept else None
         if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
                             "show it or mark it with `... existing code ...`")

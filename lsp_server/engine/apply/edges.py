@@ -7,8 +7,9 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.anchors import _HEADER, same as _same
+from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
+from redraft.engine.apply.regions import header_name
 from redraft.engine.apply.result import Deletion, MergeRefused
 
 __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
@@ -128,7 +129,7 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
         names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
         if why != INSIDE_WHY:
-            defined = {m.group(1) or m.group(2) for m in map(_HEADER.match, shown.split("\n")) if m}
+            defined = {n for n in map(header_name, shown.split("\n")) if n}
             used = next((d for d in gone if d.name not in defined and         # redefined: replaced, not used
                          re.search(rf"(?<![\w$]){re.escape(d.name)}(?![\w$])", shown)), None)
             if used is not None:

@@ -8,10 +8,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from redraft.engine.apply.ambiguity import weak_alternatives
-from redraft.engine.apply.anchors import _HEADER, Ambiguous, anchor, same as _same
+from redraft.engine.apply.anchors import Ambiguous, anchor, same as _same
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
+from redraft.engine.apply.regions import _HEADER
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
 
 __all__ = ["Frag", "split", "plan"]

@@ -21,7 +21,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["doubled_edge", "doubled_run", "redefined"]
+from redraft.engine.apply.definitions import _indent
+
+__all__ = ["doubled_edge", "doubled_run", "header_name", "redefined"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -58,12 +60,9 @@ def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) ->
     return None
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
-def _name(header, line: str) -> str | None:
-    m = header.match(line)
+def header_name(line: str) -> str | None:
+    """The name a definition's header line defines (_HEADER), or None."""
+    m = _HEADER.match(line)
     return m and (m.group(1) or m.group(2))
 
 
@@ -76,7 +75,7 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> li
     depth: dict[str, int] = {}
     opened: list[int] = []                # depths of the headers the fragment shows
     for l in lines:
-        n = _name(_HEADER, l)
+        n = header_name(l)
         if not n or n in _NOT_NAMES:
             continue
         if not any(d < _indent(l) for d in opened):
@@ -87,7 +86,7 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> li
         return []
     at: dict[str, list[int]] = {}
     for j, l in enumerate(orig):
-        n = _name(_HEADER, l)
+        n = header_name(l)
         if n in shown:
             at.setdefault(n, []).append(j)
     return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
