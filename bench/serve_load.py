@@ -1,7 +1,7 @@
 """Load on one `redraft serve --http`: 1, 4, 8 and 16 concurrent simulated typists (issue 46).
 
     .venv/bin/python bench/serve_load.py [--clients 1,4,8,16] [--seconds 30] [--repeats 3]
-                                         [--max-batch 8] [--max-queue 16] [--compare] [--baseline DIR]
+                                         [--max-batch N] [--max-queue 16] [--compare] [--baseline DIR]
 
 Each typist retypes lines of its own file (a different standard-library module per typist), one
 character at a time: every keystroke sends POST /v1/fim/completions with the text before the cursor
@@ -22,7 +22,11 @@ at the earliest): nothing is abandoned, and the answered rate at N typists is th
 --compare runs every client count against the one-at-a-time runner too
 (REDRAFT_HTTP_MAX_BATCH=1), in the same session, alternating, so that both see the same machine.
 --baseline DIR does the same with a batched server run from another checkout (e.g. `git worktree
-add /tmp/wt HEAD`): before/after figures of a change, alternating run by run.
+add /tmp/wt HEAD`): before/after figures of a change, alternating run by run.  --ray N adds N Ray
+Serve replicas of this checkout (redraft.http.ray_app) behind Ray's proxy, alternating too.
+
+The server's own counters include `typed_through` (answers that were the rest of an earlier
+answer, no model work: http/follow.py), `followed` and `kept`.
 """
 from __future__ import annotations
 
@@ -58,10 +62,12 @@ _FROM = ("import sys, runpy, __editable___redraft_0_1_0_finder as f; r = sys.arg
          "'redraft.model': r + '/model'}); sys.argv[0] = 'redraft'; runpy.run_module('redraft', run_name='__main__')")
 
 
-def start_server(max_batch: int, max_queue: int, threads: int = 0,
+def start_server(max_batch: int | str, max_queue: int, threads: int = 0,
                  checkout: Path | None = None, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str, int]:
     port = free_port()
-    env = {**os.environ, "REDRAFT_HTTP_MAX_BATCH": str(max_batch)}
+    env = dict(os.environ)
+    if max_batch != "default":          # else the server's own (2 on a CPU since session 31, 8 before)
+        env["REDRAFT_HTTP_MAX_BATCH"] = str(max_batch)
     if threads:
         env["REDRAFT_HTTP_THREADS"] = str(threads)
     head = [sys.executable, "-m", "redraft"] if checkout is None else [sys.executable, "-c", _FROM, str(checkout)]
@@ -82,7 +88,21 @@ def start_server(max_batch: int, max_queue: int, threads: int = 0,
     raise RuntimeError("server did not start")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
+def start_ray(replicas: int, max_queue: int) -> tuple[None, str, int]:
+    """`replicas` Ray Serve replicas behind Ray's HTTP proxy, on a local Ray instance of this
+    machine's cores.  Their counters are per replica (whichever answers /v1/redraft/stats), so
+    the server columns are left out for them."""
+    from redraft.http import ray_app
+    port = free_port()
+    base = ray_app.start(port, address="local", replicas=replicas, num_cpus=1, max_queue=max_queue,
+                         ray_init={"num_cpus": os.cpu_count(), "include_dashboard": False, "log_to_driver": False,
+                                   "object_store_memory": 200 * 1024 * 1024, "logging_level": "WARNING"})
+    return None, base, port
+
+
+def stop_server(proc: subprocess.Popen | None) -> None:
+    if proc is None:
+        return
     proc.terminate()
     try:
         proc.wait(15)
@@ -191,13 +211,14 @@ async def load(port: int, clients: int, seconds: float, args, seed: int) -> dict
     return out
 
 
-def one_run(base: str, port: int, clients: int, args, seed: int) -> dict:
-    before = httpx.get(f"{base}/v1/redraft/stats").json()
+def one_run(base: str, port: int, clients: int, args, seed: int, counters: bool = True) -> dict:
+    stats = (lambda: httpx.get(f"{base}/v1/redraft/stats").json()) if counters else dict  # noqa: E731
+    before = stats()
     out = asyncio.run(load(port, clients, args.seconds, args, seed))
     deadline = time.time() + 30
-    while httpx.get(f"{base}/v1/redraft/stats").json().get("pending") and time.time() < deadline:
+    while stats().get("pending") and time.time() < deadline:
         time.sleep(0.1)
-    after = httpx.get(f"{base}/v1/redraft/stats").json()
+    after = stats()
     sizes_b, sizes_a = before.get("batch_sizes", {}), after.get("batch_sizes", {})
     sizes = {int(k): v - sizes_b.get(k, 0) for k, v in sizes_a.items() if v - sizes_b.get(k, 0)}
     lat = out.pop("latency")
@@ -208,7 +229,7 @@ def one_run(base: str, port: int, clients: int, args, seed: int) -> dict:
            "p50_ms": 1000 * pct(lat, 0.5), "p95_ms": 1000 * pct(lat, 0.95),
            "server": {k: after.get(k, 0) - before.get(k, 0) for k in
                       ("requests", "completed", "abandoned", "refused_busy", "cancelled", "skipped", "dropped_calls",
-                       "batched_rows", "pass_seconds")},
+                       "batched_rows", "pass_seconds", "typed_through", "followed", "kept")},
            "mean_batch": (sum(k * v for k, v in sizes.items()) / passes) if passes else None,
            "batch_max": max(sizes) if sizes else None,
            "batch_sizes": dict(sorted(sizes.items()))}
@@ -228,7 +249,8 @@ def main() -> None:
     ap.add_argument("--clients", default="1,4,8,16")
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--max-batch", default="default",
+                    help="the batched servers' max batch (default: each server's own default)")
     ap.add_argument("--max-queue", type=int, default=16)
     ap.add_argument("--gap-ms", type=float, default=90)
     ap.add_argument("--pause-ms", type=float, default=600)
@@ -245,6 +267,9 @@ def main() -> None:
     ap.add_argument("--gate", default=None, metavar="auto|always|P",
                     help="this checkout's servers run with `--gate` (withheld completions are empty answers, "
                          "counted as answered); the --baseline server keeps its own default")
+    ap.add_argument("--ray", type=int, default=0, metavar="N",
+                    help="also N Ray Serve replicas of this checkout's app (redraft.http.ray_app, one CPU and one "
+                         "torch thread each) on a local Ray instance, alternating with the others")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
@@ -254,6 +279,9 @@ def main() -> None:
     if args.baseline:
         kinds.append("base")
         servers["base"] = start_server(args.max_batch, args.max_queue, args.threads, args.baseline.resolve())
+    if args.ray:
+        kinds.append(f"ray-{args.ray}")
+        servers[f"ray-{args.ray}"] = start_ray(args.ray, args.max_queue)
     runs: list[dict] = []
     try:
         for mb, (_, base, _) in servers.items():
@@ -261,7 +289,8 @@ def main() -> None:
         for rep in range(args.repeats):
             for c in counts:
                 for mb, (_, base, port) in servers.items():
-                    r = {"max_batch": mb, "repeat": rep, **one_run(base, port, c, args, seed=rep)}
+                    r = {"max_batch": mb, "repeat": rep,
+                         **one_run(base, port, c, args, seed=rep, counters=not str(mb).startswith("ray"))}
                     runs.append(r)
                     print(json.dumps(r), flush=True)
                     if args.json:
@@ -270,10 +299,13 @@ def main() -> None:
     finally:
         for proc, _, _ in servers.values():
             stop_server(proc)
+        if args.ray:
+            from redraft.http import ray_app
+            ray_app.stop()
     print(f"\n{args.seconds:g} s per run, median of {args.repeats}; keystrokes {args.gap_ms:g} ms apart, "
           f"{args.pause_ms:g} ms at line ends{' (closed loop)' if args.closed else ''}; max queue {args.max_queue}")
-    print("| max batch | clients | answered/s | x one client | p50 ms | p95 ms | sent | abandoned | 429 (all runs) | lost (all runs) | mean batch | max batch |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| max batch | clients | answered/s | x one client | p50 ms | p95 ms | sent | abandoned | 429 (all runs) | lost (all runs) | mean batch | max batch | typed through |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mb in kinds:
         one = None
         for c in counts:
@@ -284,7 +316,8 @@ def main() -> None:
             print(f"| {mb} | {c} | {thr:.1f} | {thr / one:.2f} | {med('p50_ms'):.0f} | {med('p95_ms'):.0f} | "
                   f"{med('sent'):.0f} | {med('abandoned'):.0f} | {sum(r['refused'] for r in rs)} | "
                   f"{sum(r['lost'] for r in rs)} | {med('mean_batch'):.2f} | "
-                  f"{max((r['batch_max'] or 0) for r in rs)} |")
+                  f"{max((r['batch_max'] or 0) for r in rs)} | "
+                  f"{statistics.median(r['server'].get('typed_through', 0) for r in rs):.0f} |")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ def serve(argv: list[str]) -> int:
     ap.add_argument("--shutdown-timeout", type=float, default=20.0, metavar="S",
                     help="HTTP: seconds in-flight requests get to finish on SIGTERM")
     ap.add_argument("--max-batch", type=int, default=None, metavar="N",
-                    help="HTTP: requests whose denoising steps share the model's passes (default 8; 1: one at a time)")
+                    help="HTTP: requests whose denoising steps share the model's passes (default 2 on a CPU, "
+                         "8 on a GPU; 1: one at a time)")
     ap.add_argument("--threads", type=int, default=0, metavar="N",
                     help="HTTP: torch threads (default: 1 when batching, else every core up to 4)")
     ap.add_argument("--workspace", metavar="DIR",

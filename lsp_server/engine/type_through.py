@@ -52,3 +52,39 @@ def typed_through(last: Shown | None, req: Any) -> Any | None:
     c = last.completion
     return replace(c, text=c.text[n:], start=req.offset, end=req.offset, forward_passes=0, context_reused=0,
                    latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+class Recent:
+    """Typing through for clients that send a prefix and a suffix, not a document (the HTTP API):
+    the last answer per place, keyed by the suffix and the prefix up to the cursor's line, so that
+    many clients' documents are told apart without a name.  `through` gives the rest of the answer
+    when the new prefix is the old one plus typed characters that open it (no newline among them)
+    and the settings are the same; no model work.  At most `limit` places are kept (oldest out)."""
+
+    def __init__(self, limit: int = 512) -> None:
+        self.limit = limit
+        self.places: dict[tuple, tuple[str, tuple, str]] = {}   # place -> (prefix, settings, answer)
+
+    @staticmethod
+    def place(prefix: str, suffix: str) -> tuple:
+        """Where a request's cursor is: the text after it and the text before its line."""
+        return prefix[: prefix.rfind("\n") + 1], suffix
+
+    def remember(self, prefix: str, suffix: str, settings: tuple, answer: str) -> None:
+        if not answer:
+            return
+        place = self.place(prefix, suffix)
+        self.places.pop(place, None)
+        self.places[place] = (prefix, settings, answer)
+        while len(self.places) > self.limit:
+            self.places.pop(next(iter(self.places)))
+
+    def through(self, prefix: str, suffix: str, settings: tuple) -> str | None:
+        got = self.places.get(self.place(prefix, suffix))
+        if got is None:
+            return None
+        old, old_settings, answer = got
+        n = len(prefix) - len(old)
+        if n <= 0 or n >= len(answer) or old_settings != settings or not prefix.startswith(old):
+            return None
+        return answer[n:] if answer.startswith(prefix[len(old):]) else None

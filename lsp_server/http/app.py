@@ -18,10 +18,11 @@ Routes (JSON in and out; errors in OpenAI's shape `{"error": {message, type, par
 `effort` or `reasoning_effort` picks the effort dial.  Streaming is server-sent events in OpenAI's
 chunk format ending with `data: [DONE]`; with `"diffusing": true` every denoising step sends the
 whole draft (each chunk replaces the last: Mercury's diffusing stream).  A client that disconnects
-stops the denoising at the next step.  Limits: bodies over `max_body` bytes get 413; more requests
-waiting for the model than the queue holds get 429 (with Retry-After).  With keys (a keys file,
-keys.py, and/or one `--api-key`) every request but /health needs `Authorization: Bearer <key>`,
-and a key over its rate limit gets 429 with Retry-After.  Nothing of a request's code is logged:
+stops the denoising at the next step; a request that only types the start of an earlier answer at
+the same place gets its rest with no model work (follow.py).  Limits: bodies over `max_body`
+bytes get 413; more requests waiting for the model than the queue holds get 429 (Retry-After).
+With keys (a keys file, keys.py, and/or one `--api-key`) every request but /health needs
+`Authorization: Bearer <key>`, and a key over its rate limit gets 429 with Retry-After.  Nothing of a request's code is logged:
 the access log has route, status, time and the key's name.
 
 Hostile input: every error (404, 405 and malformed HTTP included, see serve.py) is OpenAI's JSON
@@ -47,13 +48,14 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from redraft.http.common import (MAX_CANVAS, ApiError, _cut, _guess_language, _one_user_message, _parse_body, _read,
-                                 _sample, _usage, guarded)
+                                 _sample, _usage, chat_message, guarded)
+from redraft.http.follow import Flight, Flights, Keystrokes
 from redraft.http.formats import read_apply_prompt, read_edit_prompt, split_fim
 from redraft.http.jobs import Infill, complete_job, merge_job, next_edit_job
 from redraft.http.keys import KeyStore, RateLimits, retry_after
 from redraft.http.metrics import AccessLog, Metrics, Observed
 from redraft.http.routes_compat import Compat
-from redraft.http.runner import BIG, BIG_DEADLINE, DEADLINE, EngineRunner, TooLong
+from redraft.http.runner import ANSWERED, BIG, BIG_DEADLINE, DEADLINE, EngineRunner, TooLong
 
 MAX_BODY = 4 * 1024 * 1024
 GUESS_SAMPLE = 16 * 1024        # characters of an apply's original read to guess its language
@@ -114,6 +116,7 @@ class _Api:
         self.workspace: Any = None       # create_app's `workspace` and `gate`
         self.gate = 0.0
         self.metrics = Metrics()
+        self.keystrokes = Keystrokes(runner.stats)   # typing through earlier answers (follow.py)
         self.created = int(time.time())
         self.draining = False
 
@@ -190,20 +193,42 @@ class _Api:
         return {"id": f"{prefix}-{uuid.uuid4().hex[:24]}", "object": kind, "created": int(time.time()),
                 "model": self.model_id}
 
-    async def watched(self, request: Request, stop, coro) -> Any:
+    async def watched(self, request: Request, stop, coro, flight: Flight | None = None,
+                      early: "asyncio.Future | None" = None) -> Any:
         """Awaits the model's work; a client that disconnects meanwhile sets `stop` at once (its
         connection's close wakes `_gone`: no polling), so that a job still waiting is skipped and
-        a running one leaves the batch at its next step."""
+        a running one leaves the batch at its next step, unless the running `flight` is followed
+        (follow.py): then it runs to its end for the follower.  An `early` text (typed through
+        the answer of the keystroke before) answers in place of the work, which is stopped."""
         task = asyncio.ensure_future(coro)
         gone = asyncio.ensure_future(_gone(request))
+        waits = {task, gone} if early is None else {task, gone, early}
         try:
-            await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if early not in done or task.done() or gone.done():
+                    break
+                waits.discard(early)
+                if early.result() is not None:
+                    stop.set()
+                    task.cancel(ANSWERED)     # counted as answered, its place given back
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await task
+                    return early.result()
         finally:
             gone.cancel()
+            if early is not None:
+                early.cancel()
         if task.done():
             return task.result()
         if gone.exception() is not None:     # cannot tell (never with uvicorn): wait for the answer
             return await task
+        if await Flights.wanted(flight):     # the next keystroke's request waits for this answer
+            self.runner.stats["kept"] += 1
+            try:
+                return await task
+            except (Exception, asyncio.CancelledError):  # noqa: BLE001 - the follower asks the model
+                return None
         stop.set()
         self.runner.stats["cancelled"] += 1
         task.cancel()        # its place in the queue is given back now (a running job stops at its next step)
@@ -300,10 +325,37 @@ class _Api:
 
     async def answer(self, request: Request, job: tuple, deadline: float) -> str:
         """The infill, not streamed ("" when the client left or the deadline cut it)."""
-        stop, should_stop = self.runner.stopper(deadline)
-        out = await self.watched(request, stop, self.runner.run(complete_job, job, should_stop, None, deadline=deadline))
+        out = self.through(job)
+        if out is None:
+            out = await self.infill(request, job, deadline)
         self.metrics.count_tokens(len(job[0]) + len(job[1]), len(out or ""))
         return out or ""
+
+    async def infill(self, request: Request, job: Infill, deadline: float) -> str | None:
+        """The model's infill, in flight at its place while it runs; when the request of the
+        keystroke before is still running, its answer is typed through if it fits, the moment it
+        comes (http/follow.py)."""
+        stop, should_stop = self.runner.stopper(deadline)
+        flight, early = self.keystrokes.start(job)
+        out = None
+
+        def work(engine: Any, *args: Any) -> str | None:
+            flight.started = True
+            return complete_job(engine, *args)
+        try:
+            run = self.runner.run(work, job, should_stop, None, deadline=deadline)
+            out = await self.watched(request, stop, run, flight, early)
+        finally:
+            self.keystrokes.end(job, flight, out)
+        return out
+
+    def through(self, job: Infill, admitted: bool = False) -> str | None:
+        """The rest of an earlier answer that the client typed the start of (engine/type_through.py
+        Recent), with no model work; None when there is none."""
+        out = self.keystrokes.through(job)
+        if out is not None:
+            self.runner.answered_without_model(admitted)
+        return out
 
     async def fill(self, request: Request, body: dict[str, Any], prefix: str, suffix: str) -> Response:
         deadline = time.monotonic() + DEADLINE
@@ -322,6 +374,9 @@ class _Api:
         ("final", text) or ("error", message).  The job's task starts now (its place in the queue is
         already taken), so that its place is given back even when the client leaves before the
         first event is sent; a client that leaves stops the denoising at its next step."""
+        hit = self.through(job, admitted=True)
+        if hit is not None:
+            return _events(("final", hit))
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
         stop, should_stop = self.runner.stopper(deadline)
@@ -347,6 +402,7 @@ class _Api:
                     self.runner.stats["errors"] += 1
                     yield "error", f"internal error: {type(e).__name__}"
                     return
+                self.keystrokes.remember(job, text)
                 self.metrics.count_tokens(len(job[0]) + len(job[1]), len(text))
                 yield "final", text
             finally:
@@ -386,7 +442,7 @@ class _Api:
         stop, should_stop = self.runner.stopper(deadline)
         region = await self.watched(request, stop, self.runner.run(next_edit_job, prompt, effort, should_stop,
                                                                    deadline=deadline))
-        return self.message(body, {**self.head("edit.completion", "edit"), "choices": [
+        return chat_message(body, {**self.head("edit.completion", "edit"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": region or ""}}],
             "usage": _usage(prompt.text, region or "")})
 
@@ -418,29 +474,14 @@ class _Api:
         if not result.ok:
             raise ApiError(422, f"the snippet cannot be applied: {result.reason}", code="apply_refused")
         # `deletions`: what the snippet omitted without a marker and the merge deleted (redraft's field)
-        return self.message(body, {**self.head("apply.completion", "apply"), "choices": [
+        return chat_message(body, {**self.head("apply.completion", "apply"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": result.text}}],
             "usage": _usage(original + snippet, result.text),
             "deletions": [d.as_json() for d in result.deletions]})
 
-    def message(self, body: dict[str, Any], answer: dict[str, Any]) -> Response:
-        """A next-edit or apply answer; with `"stream": true` (Continue's Inception provider asks so)
-        as chat-completion chunks (`delta.content`, then `finish_reason`, then [DONE]), sent once the
-        answer is whole: every error is still a plain 4xx before any 200."""
-        if not body.get("stream"):
-            return JSONResponse(answer)
-        choice = answer["choices"][0]
-        head = {"id": answer["id"], "object": "chat.completion.chunk", "created": answer["created"],
-                "model": answer["model"]}
-        events = [{**head, "choices": [{"index": 0, "delta": choice["message"], "finish_reason": None}]},
-                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": answer["usage"]}]
-
-        async def sse():
-            for e in events:
-                yield "data: " + json.dumps(e) + "\n\n"
-            yield "data: [DONE]\n\n"
-        return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
+async def _events(*events: tuple[str, str]) -> AsyncIterator[tuple[str, str]]:
+    for e in events:
+        yield e
 
 
 async def _gone(request: Request) -> None:

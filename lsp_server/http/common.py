@@ -8,7 +8,7 @@ import math
 from typing import Any, Callable
 
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from redraft.engine.host import EngineUnavailable
 from redraft.http.runner import Busy
@@ -145,3 +145,22 @@ def _guess_language(text: str) -> str:
         if best is None or n < best:
             best, name = n, cand
     return name
+
+
+def chat_message(body: dict[str, Any], answer: dict[str, Any]) -> Response:
+    """A next-edit or apply answer; with `"stream": true` (Continue's Inception provider asks so)
+    as chat-completion chunks (`delta.content`, then `finish_reason`, then [DONE]), sent once the
+    answer is whole: every error is still a plain 4xx before any 200."""
+    if not body.get("stream"):
+        return JSONResponse(answer)
+    choice = answer["choices"][0]
+    head = {"id": answer["id"], "object": "chat.completion.chunk", "created": answer["created"],
+            "model": answer["model"]}
+    events = [{**head, "choices": [{"index": 0, "delta": choice["message"], "finish_reason": None}]},
+              {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": answer["usage"]}]
+
+    async def sse():
+        for e in events:
+            yield "data: " + json.dumps(e) + "\n\n"
+        yield "data: [DONE]\n\n"
+    return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})

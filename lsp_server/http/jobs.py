@@ -21,6 +21,10 @@ class Infill(NamedTuple):
     workspace: Any = None            # the server's WorkspaceIndex (--workspace), or None
     gate: float = 0.0                # the gate's threshold for this request (0: always answered)
 
+    def settings(self) -> tuple:
+        """What changes the answer besides the text (an answer is typed through only under the same)."""
+        return self.effort, self.max_tokens, self.language, self.snippets, id(self.workspace), self.gate
+
 
 def merge_job(original: str, snippet: str, language: str | None, delete_unmarked: bool):
     """engine.apply.merge with its keyword, as a module-level function (the child process pickles it)."""

@@ -15,10 +15,11 @@
   (the native model), up to `max_batch` requests run at once, each in its own worker thread on a
   view of the engine, and their forward passes go through the model together, step by step (a
   request joins at its next step and leaves when it is done; each has its own context cache,
-  effort and cancellation). `max_batch=1` (or REDRAFT_HTTP_MAX_BATCH=1) is the one-at-a-time
-  model thread.  A job whose client left before its turn is skipped: the app sees the hang-up
-  at once (no polling) and cancels the job's task, which gives its place in the queue back there
-  and then (`abandoned` in the stats; a job already running stops at its next step).  The queue
+  effort and cancellation); by default 2 on a CPU and 8 on a GPU.  `max_batch=1` (or
+  REDRAFT_HTTP_MAX_BATCH=1) is the one-at-a-time model thread.  A job whose client left before
+  its turn is skipped: the app sees the hang-up at once (no polling) and cancels the job's task,
+  which gives its place in the queue back there and then (`abandoned` in the stats; a job
+  already running stops at its next step).  The queue
   bound counts every admitted request, running or waiting.
 * Work that is not the model's (reading large prompts, guessing a language, merging an apply) runs
   on `cpu_pool` (small requests) or `big_pool` (requests over `BIG` characters, one at a time, at
@@ -36,14 +37,18 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-__all__ = ["Busy", "EngineRunner", "BIG"]
+__all__ = ["Busy", "EngineRunner", "BIG", "ANSWERED"]
 
 BIG = 64 * 1024                 # characters: work on more runs on the pool for large requests
 BIG_DEADLINE = 12.0             # seconds a large job may run in the child process
 DEADLINE = 20.0                 # seconds from a request's arrival to its answer: the model stops
                                 # denoising then (and a request still waiting is refused)
-MAX_BATCH = 8                   # requests whose denoising steps share the model's passes
-ORDER_ENV = "REDRAFT_HTTP_ORDER"       # "newest": a freed place goes to the newest waiting job
+MAX_BATCH = 8                   # requests whose denoising steps share the model's passes (a GPU)
+MAX_BATCH_CPU = 2               # on the CPU: a pass of 8 takes ~4 times one of 2, and a typist's
+                                # request that takes longer than a keystroke is abandoned (serve_load)
+MAX_WAIT = 1.0                  # seconds: a job waiting longer goes before newer ones (no starving)
+ANSWERED = "answered otherwise"        # a job cancelled with this was answered without it (typed through)
+ORDER_ENV = "REDRAFT_HTTP_ORDER"       # "newest" (default) or "oldest": which waiting job a freed place goes to
 HOLD_ENV = "REDRAFT_HTTP_TEST_HOLD"   # tests: while the file this names exists, no admitted job starts
 
 
@@ -74,16 +79,19 @@ class EngineRunner:
         self.big_pending = 0
         self.stops: weakref.WeakSet = weakref.WeakSet()   # running jobs' stop events
         self.stats: dict[str, Any] = {"requests": 0, "completed": 0, "refused_busy": 0, "cancelled": 0,
-                                      "errors": 0, "skipped": 0, "abandoned": 0}
+                                      "errors": 0, "skipped": 0, "abandoned": 0, "typed_through": 0,
+                                      "followed": 0, "kept": 0}
         env = os.environ.get("REDRAFT_HTTP_MAX_BATCH", "")
-        self.max_batch = max(1, max_batch if max_batch is not None else int(env) if env.isdigit() else MAX_BATCH)
+        given = max_batch if max_batch is not None else int(env) if env.isdigit() else None
+        self.max_batch = max(1, given if given is not None else MAX_BATCH)
+        self.batch_given = given is not None      # else the loaded model's device picks it
         self.scheduler: Any = None    # batching.StepScheduler once a batchable engine is loaded
         self.cache_pool: Any = None
         self.workers: ThreadPoolExecutor | None = None
         self.hold = os.environ.get(HOLD_ENV) or None
         self.running = 0              # batched jobs in flight (at most max_batch), and those waiting
-        self.waiting: list[asyncio.Future] = []
-        self.order = os.environ.get(ORDER_ENV, "oldest")
+        self.waiting: list[tuple[float, asyncio.Future]] = []   # (since, future), oldest first
+        self.order = os.environ.get(ORDER_ENV, "newest")
 
     def load(self) -> None:
         """Loads the engine on the model thread (blocking; call before serving); nothing to do when
@@ -99,6 +107,8 @@ class EngineRunner:
         torch.set_num_threads(self.threads or auto_threads())
         engine = Engine(self.model_dir)
         settle_heap()    # the loaded model out of the collector's full passes, as in the language server
+        if not self.batch_given and engine.device == "cpu":
+            self.max_batch = MAX_BATCH_CPU
         if self.max_batch > 1:
             self.batching(engine)
             if self.scheduler is not None and not self.threads:
@@ -133,6 +143,16 @@ class EngineRunner:
             raise Busy()
         self.pending += 1
         self.stats["requests"] += 1
+
+    def answered_without_model(self, admitted: bool) -> None:
+        """A request answered with no model work (typed through an earlier answer): counted as
+        requested and completed; an admitted one gives its place back."""
+        if admitted:
+            self.pending -= 1
+        else:
+            self.stats["requests"] += 1
+        self.stats["completed"] += 1
+        self.stats["typed_through"] += 1
 
     async def run(self, fn: Callable[..., Any], *args: Any, deadline: float | None = None) -> Any:
         """fn(engine, *args) on the model thread; Busy when the queue is full, or when the job reaches
@@ -174,8 +194,12 @@ class EngineRunner:
             out = await loop.run_in_executor(pool, lambda: job(engine))
             self.stats["completed"] += 1
             return out
-        except asyncio.CancelledError:    # its client left (app.watched): a waiting job leaves the
-            self.stats["abandoned"] += 1  # queue, a running one stops at its next step
+        except asyncio.CancelledError as e:   # its client left (app.watched): a waiting job leaves
+            if e.args[:1] == (ANSWERED,):      # the queue, a running one stops at its next step
+                self.stats["completed"] += 1
+                self.stats["typed_through"] += 1
+            else:
+                self.stats["abandoned"] += 1
             raise
         finally:
             self.pending -= 1
@@ -184,27 +208,31 @@ class EngineRunner:
 
     async def _slot(self) -> None:
         """A place among the `max_batch` jobs in flight: at once when one is free, else when a job
-        ends and this one is next (ORDER: the oldest waiting job first, or with "newest" the most
-        recent: under overload an editor's newest request is the one still wanted)."""
+        ends and this one is next.  ORDER "newest" (the default): the most recent waiting job
+        first, as under overload an editor's newest request is the one still wanted (one whose
+        client left has already gone from the list), unless the oldest has waited over MAX_WAIT
+        (a patient client, a bot): then it goes first.  "oldest": first come, first served."""
         if self.running < self.max_batch and not self.waiting:
             self.running += 1
             return
         fut = asyncio.get_running_loop().create_future()
-        self.waiting.append(fut)
+        entry = (time.monotonic(), fut)
+        self.waiting.append(entry)
         try:
             await fut
         except asyncio.CancelledError:
-            if fut in self.waiting:
-                self.waiting.remove(fut)
+            if entry in self.waiting:
+                self.waiting.remove(entry)
             elif fut.done() and not fut.cancelled():
                 self._free()                # the place was handed to it as it left: pass it on
             raise
 
     def _free(self) -> None:
         while self.waiting:
-            fut = self.waiting.pop() if self.order == "newest" else self.waiting.pop(0)
-            if not fut.done():
-                fut.set_result(None)        # the place passes to it (running stays the same)
+            oldest = self.order != "newest" or time.monotonic() - self.waiting[0][0] > MAX_WAIT
+            entry = self.waiting.pop(0 if oldest else -1)
+            if not entry[1].done():
+                entry[1].set_result(None)   # the place passes to it (running stays the same)
                 return
         self.running -= 1
 
