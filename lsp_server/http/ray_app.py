@@ -22,8 +22,7 @@
 * A client that disconnects stops its denoising at the next step, as on the plain server: Ray's
   proxy forwards the disconnect to the replica's app; should Ray cancel the request in the replica
   first, `_Tagged` shows the app a disconnect too (tests/test_http_ray.py: a stream closed after its
-  first draft).  Known gap: of several non-streamed requests waiting in one replica whose clients
-  all leave at once, one may not be seen to go (it then runs, bounded by the runner's deadline).
+  first draft); a receive the app is already waiting on (its hang-up watch) wakes then too.
 
 The GPU path (`--backend openai-completions --backend-url http://gpu-host:30000/v1 --backend-model M
 --backend-template qwen`, redraft.engine.backends): the replicas load no model and answer every
@@ -118,9 +117,19 @@ class _Tagged:
         gone = asyncio.Event()
 
         async def recv():
+            """Ray's receive, or a disconnect once Ray cancels the request: a receive already
+            waiting (the app's hang-up watch) wakes then too."""
             if gone.is_set():
                 return {"type": "http.disconnect"}
-            return await receive()
+            got, went = asyncio.ensure_future(receive()), asyncio.ensure_future(gone.wait())
+            try:
+                await asyncio.wait({got, went}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                went.cancel()
+            if got.done():
+                return got.result()
+            got.cancel()
+            return {"type": "http.disconnect"}
 
         async def tagged(message):
             if gone.is_set():
