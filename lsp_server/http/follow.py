@@ -1,7 +1,7 @@
 """A keystroke's request that follows the one before it (issue 46).
 
 An editor sends a request per keystroke and hangs up on the one before.  Under load that one is
-usually still denoising, and today its work is thrown away.  But the new request's text is the
+usually still denoising, and stopping it throws its work away.  But the new request's text is the
 old one plus the typed characters, so the old answer is worth having if it begins with them
 (typing through, engine/type_through.py `Recent`).  So:
 
@@ -29,12 +29,11 @@ GRACE = 0.05      # seconds a running request whose client left waits for a foll
 
 class Flight:
     """One request in flight at its place."""
-    __slots__ = ("prefix", "settings", "started", "followers", "joined", "done")
+    __slots__ = ("prefix", "settings", "started", "joined", "done")
 
     def __init__(self, prefix: str, settings: tuple) -> None:
         self.prefix, self.settings = prefix, settings
         self.started = False            # its model work has begun (set on the worker thread)
-        self.followers = 0
         self.joined = asyncio.Event()   # a follower came
         self.done = asyncio.Event()     # its answer (if any) is in Recent
 
@@ -66,13 +65,9 @@ class Flights:
 
     @staticmethod
     async def answer_of(f: Flight, through: Callable[[], str | None]) -> str | None:
-        """`through()` once `f` has ended (its answer then in Recent); `f` counts this follower meanwhile."""
-        f.followers += 1
+        """`through()` once `f` has ended (its answer then in Recent); `f` knows it is followed."""
         f.joined.set()
-        try:
-            await f.done.wait()
-        finally:
-            f.followers -= 1
+        await f.done.wait()
         return through()
 
     @staticmethod
