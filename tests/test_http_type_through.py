@@ -42,6 +42,13 @@ def test_a_newline_is_never_typed_through_and_places_are_bounded():
     assert r.through("c = 3", "", SETTINGS) == "0"
     r.remember("c = ", "", SETTINGS, "")                                 # an empty answer keeps the last
     assert r.through("c = 3", "", SETTINGS) == "0"
+    small = Recent(budget=100)                                           # and so many characters
+    small.remember("x" * 60, "1", SETTINGS, "abc")
+    small.remember("y" * 60, "2", SETTINGS, "abc")                      # two places: 122 characters
+    assert small.through("x" * 60 + "a", "1", SETTINGS) is None
+    assert small.through("y" * 60 + "a", "2", SETTINGS) == "bc" and small.size == 61
+    small.remember("z" * 200, "", SETTINGS, "abc")                       # over the budget alone: nothing kept
+    assert small.places == {} and small.size == 0
 
 
 @pytest.fixture(scope="module")

@@ -59,10 +59,11 @@ class Recent:
     the last answer per place, keyed by the suffix and the prefix up to the cursor's line, so that
     many clients' documents are told apart without a name.  `through` gives the rest of the answer
     when the new prefix is the old one plus typed characters that open it (no newline among them)
-    and the settings are the same; no model work.  At most `limit` places are kept (oldest out)."""
+    and the settings are the same; no model work.  At most `limit` places and `budget` characters
+    of text are kept (oldest out)."""
 
-    def __init__(self, limit: int = 512) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = 512, budget: int = 16 * 1024 * 1024) -> None:
+        self.limit, self.budget, self.size = limit, budget, 0
         self.places: dict[tuple, tuple[str, tuple, str]] = {}   # place -> (prefix, settings, answer)
 
     @staticmethod
@@ -74,10 +75,16 @@ class Recent:
         if not answer:
             return
         place = self.place(prefix, suffix)
-        self.places.pop(place, None)
+        self._drop(place)
         self.places[place] = (prefix, settings, answer)
-        while len(self.places) > self.limit:
-            self.places.pop(next(iter(self.places)))
+        self.size += len(prefix) + len(suffix)
+        while self.places and (len(self.places) > self.limit or self.size > self.budget):
+            self._drop(next(iter(self.places)))
+
+    def _drop(self, place: tuple) -> None:
+        got = self.places.pop(place, None)
+        if got is not None:
+            self.size -= len(got[0]) + len(place[1])
 
     def through(self, prefix: str, suffix: str, settings: tuple) -> str | None:
         got = self.places.get(self.place(prefix, suffix))
