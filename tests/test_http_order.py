@@ -13,6 +13,14 @@ import pytest
 from redraft.http.runner import ORDER_ENV, EngineRunner
 
 
+async def served(runner: EngineRunner, got: list, k: int) -> None:
+    """Job `k`: takes a place, is served (noted in `got`), gives the place back."""
+    await runner._slot()
+    got.append(k)
+    await asyncio.sleep(0)
+    runner._free()
+
+
 def served_order(order: str, monkeypatch, cancel: tuple[int, ...] = ()) -> tuple[list[int], EngineRunner]:
     monkeypatch.setenv(ORDER_ENV, order)
     runner = EngineRunner(max_batch=1)
@@ -22,7 +30,7 @@ def served_order(order: str, monkeypatch, cancel: tuple[int, ...] = ()) -> tuple
         await runner._slot()                     # the one place, taken
         tasks = []
         for k in range(5):
-            tasks.append(asyncio.ensure_future(served(k)))
+            tasks.append(asyncio.ensure_future(served(runner, got, k)))
             await asyncio.sleep(0)              # each waits, in this order
         assert runner.running == 1 and len(runner.waiting) == 5
         for k in cancel:
@@ -30,12 +38,6 @@ def served_order(order: str, monkeypatch, cancel: tuple[int, ...] = ()) -> tuple
         await asyncio.sleep(0)
         runner._free()                          # the first job ends: its place goes on
         await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def served(k: int) -> None:
-        await runner._slot()
-        got.append(k)
-        await asyncio.sleep(0)
-        runner._free()
 
     asyncio.run(main())
     return got, runner
@@ -90,18 +92,12 @@ def test_a_job_that_waited_too_long_goes_before_newer_ones(monkeypatch):
         await runner._slot()
         tasks = []
         for k in range(3):
-            tasks.append(asyncio.ensure_future(served(k)))
+            tasks.append(asyncio.ensure_future(served(runner, got, k)))
             await asyncio.sleep(0)
         since, fut = runner.waiting[0]
         runner.waiting[0] = (since - runner_mod.MAX_WAIT - 1, fut)   # job 0: long ago
         runner._free()
         await asyncio.gather(*tasks)
-
-    async def served(k: int) -> None:
-        await runner._slot()
-        got.append(k)
-        await asyncio.sleep(0)
-        runner._free()
 
     asyncio.run(main())
     assert got == [0, 2, 1]

@@ -156,7 +156,7 @@ def test_a_running_request_nobody_follows_is_not_kept():
 
     async def main() -> None:
         flights = Flights()
-        f = flights.start(LINES, "\n", SETTINGS)
+        f = flights.start(Recent.place(LINES, "\n"), LINES, SETTINGS)
         assert not await flights.wanted(f)              # not started: dropped at once
         f.started = True
         t0 = asyncio.get_running_loop().time()

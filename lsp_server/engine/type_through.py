@@ -38,20 +38,30 @@ def remember(req: Any, completion: Any) -> Shown | None:
 
 def typed_through(last: Shown | None, req: Any) -> Any | None:
     """The rest of the last shown completion if `req` only typed its first characters, else None."""
-    if last is None or req.length is not None or req.keep_options:
-        return None
-    n = req.offset - last.offset
-    if n <= 0 or len(req.text) != len(last.text) + n or n >= len(last.completion.text):
-        return None
-    typed = req.text[last.offset: req.offset]
-    if "\n" in typed or not last.completion.text.startswith(typed) or key_of(req) != last.key:
-        return None
-    if not (req.text.startswith(last.text[: last.offset]) and req.text.endswith(last.text[last.offset:])):
+    if last is None or req.length is not None or req.keep_options or key_of(req) != last.key:
         return None
     t0 = time.perf_counter()
     c = last.completion
-    return replace(c, text=c.text[n:], start=req.offset, end=req.offset, forward_passes=0, context_reused=0,
+    rest = typed_rest(last.text, last.offset, c.text, req.text, req.offset)
+    if rest is None:
+        return None
+    return replace(c, text=rest, start=req.offset, end=req.offset, forward_passes=0, context_reused=0,
                    latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+def typed_rest(old: str, at: int, answer: str, text: str, offset: int) -> str | None:
+    """The rest of `answer`, made for the cursor at `at` in `old`, when `text` is `old` with the
+    answer's first characters (some, not all, no newline) typed there and the cursor after them at
+    `offset`; else None."""
+    n = offset - at
+    if n <= 0 or len(text) != len(old) + n or n >= len(answer):
+        return None
+    typed = text[at:offset]
+    if "\n" in typed or not answer.startswith(typed):
+        return None
+    if not (text.startswith(old[:at]) and text.endswith(old[at:])):
+        return None
+    return answer[n:]
 
 
 class Recent:
@@ -71,10 +81,11 @@ class Recent:
         """Where a request's cursor is: the text after it and the text before its line."""
         return prefix[: prefix.rfind("\n") + 1], suffix
 
-    def remember(self, prefix: str, suffix: str, settings: tuple, answer: str) -> None:
+    def remember(self, prefix: str, suffix: str, settings: tuple, answer: str, place: tuple | None = None) -> None:
+        """`place`: place(prefix, suffix) when the caller has it."""
         if not answer:
             return
-        place = self.place(prefix, suffix)
+        place = place or self.place(prefix, suffix)
         self._drop(place)
         self.places[place] = (prefix, settings, answer)
         self.size += len(prefix) + len(suffix)
@@ -86,12 +97,9 @@ class Recent:
         if got is not None:
             self.size -= len(got[0]) + len(place[1])
 
-    def through(self, prefix: str, suffix: str, settings: tuple) -> str | None:
-        got = self.places.get(self.place(prefix, suffix))
-        if got is None:
+    def through(self, prefix: str, suffix: str, settings: tuple, place: tuple | None = None) -> str | None:
+        got = self.places.get(place or self.place(prefix, suffix))
+        if got is None or got[1] != settings:
             return None
-        old, old_settings, answer = got
-        n = len(prefix) - len(old)
-        if n <= 0 or n >= len(answer) or old_settings != settings or not prefix.startswith(old):
-            return None
-        return answer[n:] if answer.startswith(prefix[len(old):]) else None
+        old, _, answer = got
+        return typed_rest(old, len(old), answer, prefix, len(prefix))

@@ -29,10 +29,10 @@ GRACE = 0.05      # seconds a running request whose client left waits for a foll
 
 class Flight:
     """One request in flight at its place."""
-    __slots__ = ("prefix", "settings", "started", "joined", "done")
+    __slots__ = ("place", "prefix", "settings", "started", "joined", "done")
 
-    def __init__(self, prefix: str, settings: tuple) -> None:
-        self.prefix, self.settings = prefix, settings
+    def __init__(self, place: tuple, prefix: str, settings: tuple) -> None:
+        self.place, self.prefix, self.settings = place, prefix, settings
         self.started = False            # its model work has begun (set on the worker thread)
         self.joined = asyncio.Event()   # a follower came
         self.done = asyncio.Event()     # its answer (if any) is in Recent
@@ -44,20 +44,19 @@ class Flights:
     def __init__(self) -> None:
         self.at: dict[tuple, Flight] = {}
 
-    def start(self, prefix: str, suffix: str, settings: tuple) -> Flight:
-        f = Flight(prefix, settings)
-        self.at[Recent.place(prefix, suffix)] = f
+    def start(self, place: tuple, prefix: str, settings: tuple) -> Flight:
+        """`place`: Recent.place of the request's prefix and suffix."""
+        f = self.at[place] = Flight(place, prefix, settings)
         return f
 
-    def end(self, prefix: str, suffix: str, f: Flight) -> None:
+    def end(self, f: Flight) -> None:
         f.done.set()
-        place = Recent.place(prefix, suffix)
-        if self.at.get(place) is f:
-            del self.at[place]
+        if self.at.get(f.place) is f:
+            del self.at[f.place]
 
-    def ahead(self, prefix: str, suffix: str, settings: tuple) -> Flight | None:
+    def ahead(self, place: tuple, prefix: str, settings: tuple) -> Flight | None:
         """The running request that this one may follow: same place and settings, a shorter prefix."""
-        f = self.at.get(Recent.place(prefix, suffix))
+        f = self.at.get(place)
         if f is None or not f.started or f.settings != settings or len(prefix) <= len(f.prefix) \
                 or not prefix.startswith(f.prefix):
             return None
@@ -96,16 +95,18 @@ class Keystrokes:
     def start(self, job) -> tuple[Flight, "asyncio.Future | None"]:
         """`job`'s flight, and the typed-through answer of the running request it follows (a
         future: None when that answer does not fit), or None when it follows none."""
-        ahead = self.flights.ahead(job.prefix, job.suffix, job.settings())
-        flight = self.flights.start(job.prefix, job.suffix, job.settings())
+        place, settings = Recent.place(job.prefix, job.suffix), job.settings()
+        ahead = self.flights.ahead(place, job.prefix, settings)
+        flight = self.flights.start(place, job.prefix, settings)
         if ahead is None:
             return flight, None
         self.stats["followed"] += 1
-        return flight, asyncio.ensure_future(self.flights.answer_of(ahead, lambda: self.through(job)))
+        return flight, asyncio.ensure_future(self.flights.answer_of(
+            ahead, lambda: self.typed.through(job.prefix, job.suffix, settings, place)))
 
-    def remember(self, job, out: str | None) -> None:
-        self.typed.remember(job.prefix, job.suffix, job.settings(), out or "")
+    def remember(self, job, out: str | None, place: tuple | None = None) -> None:
+        self.typed.remember(job.prefix, job.suffix, job.settings(), out or "", place)
 
     def end(self, job, flight: Flight, out: str | None) -> None:
-        self.remember(job, out)
-        self.flights.end(job.prefix, job.suffix, flight)
+        self.remember(job, out, flight.place)
+        self.flights.end(flight)

@@ -151,6 +151,9 @@ class EngineRunner:
             self.pending -= 1
         else:
             self.stats["requests"] += 1
+        self._typed_through()
+
+    def _typed_through(self) -> None:
         self.stats["completed"] += 1
         self.stats["typed_through"] += 1
 
@@ -196,8 +199,7 @@ class EngineRunner:
             return out
         except asyncio.CancelledError as e:   # its client left (app.watched): a waiting job leaves
             if e.args[:1] == (ANSWERED,):      # the queue, a running one stops at its next step
-                self.stats["completed"] += 1
-                self.stats["typed_through"] += 1
+                self._typed_through()
             else:
                 self.stats["abandoned"] += 1
             raise

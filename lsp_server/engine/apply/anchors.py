@@ -29,6 +29,7 @@ from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import _NOT_NAMES, doubled_edge, doubled_run, header_name, redefined
+from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "same"]
 
@@ -171,13 +172,15 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     return score + REPLACED * _replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
 
 
+def _unshown(line: str, shown: str) -> str | None:
+    """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
+    ident = header_name(line)
+    return ident if ident and ident not in _NOT_NAMES and not shows(ident, shown) else None
+
+
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
     shown = "\n".join(want)
-    for i, t in enumerate(region):
-        ident = header_name(t) if i not in kept else None
-        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
-            return True
-    return False
+    return any(i not in kept and _unshown(t, shown) for i, t in enumerate(region))
 
 
 def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
@@ -255,8 +258,8 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
             _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):
-        ident = header_name(orig[a + i]) if i not in kept else None
-        if ident and ident not in _NOT_NAMES and not re.search(rf"(?<![\w$]){re.escape(ident)}(?![\w$])", shown):
+        ident = _unshown(orig[a + i], shown) if i not in kept else None
+        if ident:
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
                             "show it or mark it with `... existing code ...`")
     if not outright:

@@ -11,6 +11,7 @@ from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
 from redraft.engine.apply.regions import header_name
 from redraft.engine.apply.result import Deletion, MergeRefused
+from redraft.engine.apply.usage import shows
 
 __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
@@ -129,9 +130,8 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
         names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
         if why != INSIDE_WHY:
-            defined = {n for n in map(header_name, shown.split("\n")) if n}
-            used = next((d for d in gone if d.name not in defined and         # redefined: replaced, not used
-                         re.search(rf"(?<![\w$]){re.escape(d.name)}(?![\w$])", shown)), None)
+            defined = {n for n in map(header_name, shown.split("\n")) if n}   # redefined: replaced, not used
+            used = next((d for d in gone if d.name not in defined and shows(d.name, shown)), None)
             if used is not None:
                 raise MergeRefused(f"would delete `{used.name}` (lines {used.start + 1}-{used.end + 1}), which the "
                                    f"snippet uses, because there is {why}; end the snippet with "

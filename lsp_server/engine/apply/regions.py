@@ -101,8 +101,7 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
     for run in (want[:2], want[-2:]):
         if len(want) < 4 or not all(_WORD.search(t) for t in run):
             continue
-        at = [j for j in range(pos, len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]]
-        if len(at) == 1 and not a <= at[0] <= b and not a <= at[0] + 1 <= b and \
-                sum(1 for j in range(len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]) == 1:
+        at = [j for j in range(len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]]
+        if len(at) == 1 and pos <= at[0] and not a <= at[0] <= b and not a <= at[0] + 1 <= b:
             out += [at[0], at[0] + 1]
     return out

@@ -7,7 +7,7 @@ import re
 
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs
 
-__all__ = ["dead_definitions", "dead_names", "orphaned_locals"]   # collect_defs: every definition, members too
+__all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows"]   # collect_defs: every definition, members too
 
 _WORD = re.compile(r"\w")
 _DECLARES = re.compile(
@@ -17,9 +17,19 @@ _PARAM = re.compile(r"\s*(?:pub(?:\([\w:]+\))?\s+)?(?:(?:readonly|private|public
                     r"([A-Za-z_$][\w$]*)\??\s*(?::(?!:)|=(?![=>]))")
 
 
+def _word(name: str, member: bool = False) -> str:
+    """`name` as a word (`x.name` only for a member: another object's otherwise)."""
+    return rf"(?<![\w${'' if member else '.'}]){re.escape(name)}(?![\w$])"
+
+
 def _uses(name: str, text: str, member: bool = False) -> int:
     """Occurrences of `name` as a word (`x.name` only for a member: another object's otherwise)."""
-    return len(re.findall(rf"(?<![\w${'' if member else '.'}]){re.escape(name)}(?![\w$])", text))
+    return len(re.findall(_word(name, member), text))
+
+
+def shows(name: str, text: str) -> bool:
+    """Whether `text` has `name` as a word anywhere (`x.name` too)."""
+    return re.search(_word(name, member=True), text) is not None
 
 
 def _nested(lang, orig: list[str], lo: int, hi: int, k: int, head: bool) -> list[Def]:
