@@ -47,6 +47,10 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["textwrap", "difflib", "argparse", "shlex", "csv", "calendar", "fractions", "heapq", "bisect",
          "dataclasses", "glob", "fnmatch", "statistics", "string", "tempfile", "configparser"]
+# --split heldout: other modules and other seeds (typing streams the server's settings were not tuned on)
+FILES_HELDOUT = ["pprint", "queue", "sched", "gettext", "ipaddress", "locale", "random", "selectors",
+                 "socketserver", "threading", "tokenize", "traceback", "uuid", "enum", "zipfile", "ftplib"]
+HELDOUT_SEED = 1000
 
 
 def free_port() -> int:
@@ -121,7 +125,8 @@ def lines_to_type(name: str) -> tuple[list[str], list[int]]:
 class Typist:
     def __init__(self, k: int, port: int, args, rng: random.Random, out: dict) -> None:
         self.k, self.port, self.args, self.rng, self.out = k, port, args, rng, out
-        self.lines, self.picks = lines_to_type(FILES[k % len(FILES)])
+        files = FILES_HELDOUT if getattr(args, "split", "dev") == "heldout" else FILES
+        self.lines, self.picks = lines_to_type(files[k % len(files)])
         self.rng.shuffle(self.picks)
 
     def keystrokes(self):
@@ -270,6 +275,8 @@ def main() -> None:
     ap.add_argument("--ray", type=int, default=0, metavar="N",
                     help="also N Ray Serve replicas of this checkout's app (redraft.http.ray_app, one CPU and one "
                          "torch thread each) on a local Ray instance, alternating with the others")
+    ap.add_argument("--split", choices=("dev", "heldout"), default="dev",
+                    help="heldout: typists retype other standard-library modules with other seeds (run once, at the end)")
     ap.add_argument("--json", type=Path, help="every run's record, one JSON object a line")
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
@@ -290,7 +297,7 @@ def main() -> None:
             for c in counts:
                 for mb, (_, base, port) in servers.items():
                     r = {"max_batch": mb, "repeat": rep,
-                         **one_run(base, port, c, args, seed=rep, counters=not str(mb).startswith("ray"))}
+                         **one_run(base, port, c, args, seed=rep + (HELDOUT_SEED if args.split == "heldout" else 0), counters=not str(mb).startswith("ray"))}
                     runs.append(r)
                     print(json.dumps(r), flush=True)
                     if args.json:
