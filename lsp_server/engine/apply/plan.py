@@ -91,6 +91,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                 sep = [""] * (2 if lang.name == "python" and base == 0 else 1)
                 lines = [l for d in unplaced for l in sep + d.text]
                 fe = [(len(orig), len(orig), lines if orig else lines[len(sep):])]
+            elif view:
+                fe = fe + _unshown_between(orig, f.lines, parsed, fe)
             edits.extend(fe)
             pos = max([pos] + [e for _, e, _ in fe])
             continue
@@ -258,6 +260,37 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
             if "line is not in the file" not in str(e):
                 raise
     raise _NoEdge()
+
+
+def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -> list[tuple[int, int, list[str]]]:
+    """Edits deleting the file's lines between two consecutive shown parts of a fragment of whole
+    definitions (a definition, or a line of the file outside them) that the fragment does not
+    show: with no marker between them, they are gone (replaced by the snippet's blank lines
+    there).  None when the parts are not each found once, in order (a class, a new definition)."""
+    if any(d.members for d in parsed) or len(fe) != len(parsed) or any(s == e for s, e, _ in fe):
+        return []
+    parts = [(d.comment_start, d.end, s, e - 1) for d, (s, e, _) in zip(parsed, fe)]   # fragment, file
+    covered = {j for d in parsed for j in range(d.comment_start, d.end + 1)}
+    loose = [j for j, l in enumerate(lines) if l.strip() and j not in covered]
+    for j in loose:                   # a line of the file: between the parts around it, nearest the one before
+        before = max((p for p in parts if p[1] < j), key=lambda p: p[1], default=None)
+        after = min((p for p in parts if p[0] > j), key=lambda p: p[0], default=None)
+        lo = before[3] + 1 if before else 0
+        hi = after[2] if after else len(orig)
+        at = [q for q in range(lo, hi) if _same(orig[q], lines[j])]
+        if not at or before is None and len(at) > 1:
+            return []
+        parts.append((j, j, at[0], at[0]))
+        parts.sort()
+    out = []
+    for (_, f1, _, o1), (f2, _, o2, _) in zip(parts, parts[1:]):
+        if o2 <= o1:
+            return []                 # out of order: not this rule's
+        if any(orig[q].strip() for q in range(o1 + 1, o2)):
+            out.append((o1 + 1, o2, lines[f1 + 1:f2]))
+    if out:                           # the file's shown lines as edits of their own: the fragment's edges
+        out += [(o, o + 1, [lines[j]]) for j, _, o, _ in parts if j not in covered]
+    return out
 
 
 def _fragment_defs(lang, f: Frag, known) -> list[Def] | None:
