@@ -54,7 +54,8 @@ def test_fragment_that_changes_nothing_at_the_nearest_place_is_refused(lang):
     """The snippet edits `c`; its fragment of `a` ends with `)` / `}` / `` / `/**` and a marker:
     at the nearest `/**` it is the file's own lines, at the next one it deletes `b`.  It was
     shown for a reason, so the nearest is no more the reading than the other.  The same shape that
-    edits `a` merges there; a snippet that changes nothing merges to the file itself; a fragment
+    edits `a` merges there; a snippet that changes nothing at all is refused as well (it was
+    written to change something, and the other reading does); a fragment
     whose weak lines only close the block it shows the end of (no blank line) is not refused."""
     src = _calls(lang)
     ind = "\t" if lang == "go" else "    "
@@ -65,7 +66,8 @@ def test_fragment_that_changes_nothing_at_the_nearest_place_is_refused(lang):
     refused(src, snippet, lang, "changes nothing where it fits first")
     out = merged(src, snippet.replace("1,", "10,"), lang)   # `a` edited too: the nearest place
     assert "10," in out and "2," in out and "30," in out and out.count("f(") == 3
-    assert merged(src, snippet.replace("30,", "3,"), lang) == src
+    refused(src, snippet.replace("30,", "3,"), lang, "changes nothing where it fits first")
+    assert merge(src, snippet.replace("30,", "3,"), lang, delete_unmarked=False).text == src
     closes = "\n".join([mark(lang, ind)] + a[:-2] + [mark(lang)] + c + [mark(lang, ind)]) + "\n"
     out = merged(src, closes, lang)
     assert "2," in out and "30," in out and out.count("f(") == 3

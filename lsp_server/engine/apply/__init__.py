@@ -22,6 +22,11 @@ Design:
   Otherwise the fragment is anchored by lines: its first lines and its last lines must match the
   original (trailing whitespace ignored) at exactly one place, after the previous fragment (and,
   after an indented marker, within the same block); the region between the two anchors is replaced.
+* A snippet that changes nothing where it fits best is refused when one of its fragments also fits
+  another place (at a line with words) where it would only leave lines out, or its weak edge has
+  such a reading: it was written to change something (a deletion shown by omission), so the
+  reading that changes nothing is no more likely.  Applied again, a snippet whose lines fit one
+  place only changes nothing and merges to the file itself.
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
   ERROR/MISSING nodes than the original.  Line endings, the final newline and the indentation
@@ -100,7 +105,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     # before its first line (after its last), the file's lines before (after) it are gone
     view = delete_unmarked and any(is_marker(l) and _indent(l) == 0 for l in snip)
     weak: list = []
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak)
+    idle: list = []
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle)
     # ... and so is one with any marker whose first line, with no marker before it, is new: it
     # starts at the file's new first line
     opens = delete_unmarked and frags[0].marker_before is None and any(is_marker(l) for l in snip) and \
@@ -108,6 +114,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
+    if delete_unmarked and out == orig:
+        _refuse_idle(orig, idle, weak)
     if weak:
         refuse_dead_alternative(lang, orig, out, edits, weak)
     dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
@@ -118,6 +126,23 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     if _error_count(lang, text) > _error_count(lang, original):
         raise MergeRefused("the result does not parse as well as the original")
     return text, dels
+
+
+def _refuse_idle(orig: list[str], idle: list, weak: list) -> None:
+    """A snippet that changes nothing where it fits best, while the weak edge of a fragment has
+    another reading that deletes lines (ambiguity.py), or a fragment fits another place, at a line
+    with words, where it would change lines: it was written to change something, so the reading
+    that changes nothing is no more likely; refused."""
+    for s, e, cs, ce, name, crosses in weak:
+        if cs < ce and crosses:
+            raise MergeRefused(f"{name} changes nothing where it fits first; its lines without words next to the "
+                               f"marker also fit further on, which deletes lines {cs + 1}-{ce}; show a line past "
+                               "them or mark them with `... existing code ...`")
+    for name, (a, b), moved in idle:
+        c, d = min(moved, key=lambda r: (r[1] - r[0], r[0]))
+        raise MergeRefused(f"{name} changes nothing: it is lines {a + 1}-{b + 1} as they are; it also fits lines "
+                           f"{c + 1}-{d + 1}, which it would change; show a line that tells them apart or mark the "
+                           "lines it keeps with `... existing code ...`")
 
 
 def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:

@@ -79,8 +79,11 @@ def _worth(line: str) -> int:
 def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
     """Lines of the region that continue the fragment's leading run (from a on) or its trailing run
     (back from b), the two not overlapping, each up to CAP lines; a run of one line is chance and
-    counts 0: a region framed by the fragment's own first and last lines is where it goes."""
+    counts 0: a region framed by the fragment's own first and last lines is where it goes.  A region
+    that is the fragment itself counts both runs whole (a short fragment's runs would overlap)."""
     n = min(b - a + 1, len(want))
+    if b - a + 1 == len(want) and all(orig[a + i].strip() == want[i] for i in range(n)):
+        return 2 * min(n, CAP) if n > 1 else 0
     pre = 0
     while pre < min(n, CAP) and orig[a + pre].strip() == want[pre]:
         pre += 1
@@ -344,7 +347,7 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
-           avoid: list[tuple[int, int]] = ()) -> tuple[int, int]:
+           avoid: list[tuple[int, int]] = (), others: list | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -353,7 +356,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     unique, the lines it drops replaced by like ones).  `at_start` (no
     marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
     start / end where the file does, if that replaces about as many lines as it brings.  `avoid`:
-    [start, end) ranges that later fragments replace by name (candidates overlapping them lose)."""
+    [start, end) ranges that later fragments replace by name (candidates overlapping them lose).
+    `others`: gets the other candidate regions (head, tail)."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
     if not heads and at_start and _opens_file(orig, lines):
@@ -415,4 +419,6 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
+    if others is not None:
+        others.extend((c[1], c[2]) for c in every if (c[1], c[2]) != (a, b))
     return a, b

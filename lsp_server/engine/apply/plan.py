@@ -56,8 +56,10 @@ def split(snippet: list[str]) -> list[Frag]:
 
 
 def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
-         weak: list | None = None) -> list[tuple[int, int, list[str]]]:
-    """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py)."""
+         weak: list | None = None, idle: list | None = None) -> list[tuple[int, int, list[str]]]:
+    """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py);
+    `idle`: (name, region, other regions where it would change lines) of each fragment anchored by
+    its lines that changes nothing where it goes."""
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -100,8 +102,14 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                     name=f"fragment `{_first_line(f.lines)}`",
                     avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
         try:
+            others: list = []
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
-                          at_end=nxt is None and f.marker_after is None, **args)
+                          at_end=nxt is None and f.marker_after is None, others=others, **args)
+            if idle is not None and _unchanged(orig[a:b + 1], f.lines):
+                moved = [(c, d) for c, d in others if _drops_only(orig[c:d + 1], f.lines) and (
+                    c != a and re.search(r"\w", f.lines[0]) or d != b and re.search(r"\w", f.lines[-1]))]
+                if moved:
+                    idle.append((args["name"], (a, b), moved))
             if weak is not None:
                 weak.extend(weak_alternatives(orig, f.lines, a, b, f.marker_before, f.marker_after, args["name"]))
         except Ambiguous as e:
@@ -291,6 +299,17 @@ def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -
     if out:                           # the file's shown lines as edits of their own: the fragment's edges
         out += [(o, o + 1, [lines[j]]) for j, _, o, _ in parts if j not in covered]
     return out
+
+
+def _unchanged(region: list[str], lines: list[str]) -> bool:
+    return len(region) == len(lines) and all(_same(o, l) for o, l in zip(region, lines))
+
+
+def _drops_only(region: list[str], lines: list[str]) -> bool:
+    """The region has every line of the fragment, in order, and more: the fragment there only
+    leaves lines out (a deletion shown by omission)."""
+    it = iter(region)
+    return len(region) > len(lines) and all(any(_same(o, l) for o in it) for l in lines)
 
 
 def _fragment_defs(lang, f: Frag, known) -> list[Def] | None:
