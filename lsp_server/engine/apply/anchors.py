@@ -16,6 +16,9 @@ by how well the region agrees with the fragment:
 * regions framed by FRAME lines at both ends, with words in them, as a unified diff's hunk is, are
   preferred to all others, and what they drop between the frames they drop explicitly.
 
+A region that drops a definition may not drop one whose name the fragment uses without defining or
+importing it (the new lines would call what they remove), however unique its anchors.
+
 After an indented marker, a fragment indented at least as deep stays in that marker's block.  The
 best candidate wins when it is the only best (a one-line fragment: the first place after the
 previous fragment); the innermost block around the marker breaks ties,
@@ -29,7 +32,7 @@ from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import _NOT_NAMES, doubled_edge, doubled_run, header_name, redefined
-from redraft.engine.apply.usage import shows
+from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["anchor", "same"]
 
@@ -257,6 +260,12 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
+    for i in range(b - a + 1):        # (even between unique anchors: the new lines would call what they remove)
+        ident = (header_name(orig[a + i]) or _type_name(orig[a + i])) if i not in kept else None
+        if ident and ident not in _NOT_NAMES and _code(ident, orig[a + i]) and uses(ident, shown) and \
+                not _defines(ident, lines):
+            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
+                            "define; show it or mark it with `... existing code ...`")
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
             _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]):
         return                        # anchored at both ends by text found nowhere else: explicit
@@ -274,6 +283,32 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
                             "show; show them or mark them with `... existing code ...`")
+
+
+def _type_name(line: str) -> str | None:
+    m = re.match(r"\s*(?:export\s+)?type\s+([A-Za-z_$][\w$]*)", line)
+    return m.group(1) if m else None
+
+
+def _code(ident: str, line: str) -> bool:
+    """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
+    followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
+    return re.search(rf"(?<![\w$]){re.escape(ident)}(?:\s*[(<{{:;=]|\s+(?:struct|interface)\b)", line) is not None
+
+
+def _defines(ident: str, lines: list[str]) -> bool:
+    """Some line of the fragment defines `ident`: a definition's header, a declaration, a member."""
+    member = re.compile(rf"\s*(?:(?:public|private|protected|static|readonly|async|get|set)\s+)*{re.escape(ident)}\s*[(:=<]")
+    if any(header_name(l) == ident or declared(l) == ident or member.match(l) for l in lines):
+        return True
+    importing = False                 # ... or imports it (the definition moved to another module)
+    for l in lines:
+        t = l.strip()
+        importing = importing or t.startswith(("import ", "import{", "from ", "use ", "pub use "))
+        if importing and shows(ident, l):
+            return True
+        importing = importing and t.endswith(("{", ",", "("))
+    return False
 
 
 def _once(orig: list[str], seq: list[str]) -> bool:

@@ -113,7 +113,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             if weak is not None:
                 weak.extend(weak_alternatives(orig, f.lines, a, b, f.marker_before, f.marker_after, args["name"]))
         except Ambiguous as e:
-            if "line is not in the file" not in str(e) and ("which the snippet does not show" not in str(e) or
+            if "line is not in the file" not in str(e) and ("which the snippet " not in str(e) or
                                                             f.marker_before is None and f.marker_after is None):
                 raise MergeRefused(str(e)) from None
             try:

@@ -7,7 +7,7 @@ import re
 
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs
 
-__all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows"]   # collect_defs: every definition, members too
+__all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows", "declared", "uses"]   # collect_defs: every definition, members too
 
 _WORD = re.compile(r"\w")
 _DECLARES = re.compile(
@@ -17,12 +17,18 @@ _PARAM = re.compile(r"\s*(?:pub(?:\([\w:]+\))?\s+)?(?:(?:readonly|private|public
                     r"([A-Za-z_$][\w$]*)\??\s*(?::(?!:)|=(?![=>]))")
 
 
+def declared(line: str) -> str | None:
+    """The name a declaration line declares (`def`, `class`, `const`, `fn`, `type` ...), or None."""
+    m = _DECLARES.match(line)
+    return m.group(1) if m else None
+
+
 def _word(name: str, member: bool = False) -> str:
     """`name` as a word (`x.name` only for a member: another object's otherwise)."""
     return rf"(?<![\w${'' if member else '.'}]){re.escape(name)}(?![\w$])"
 
 
-def _uses(name: str, text: str, member: bool = False) -> int:
+def uses(name: str, text: str, member: bool = False) -> int:
     """Occurrences of `name` as a word (`x.name` only for a member: another object's otherwise)."""
     return len(re.findall(_word(name, member), text))
 
@@ -69,8 +75,8 @@ def dead_definitions(lang, orig: list[str], out: list[str], defs: list[Def], spa
     whole, result = "\n".join(orig), "\n".join(out)
     for d in top:                             # uses inside the span go with it
         m = d.parent is not None
-        own = _uses(d.name, "\n".join(orig[min(s, d.comment_start):max(e + k, d.end + 1)]), m)
-        if _uses(d.name, whole, m) <= own or _uses(d.name, result, m) > own:
+        own = uses(d.name, "\n".join(orig[min(s, d.comment_start):max(e + k, d.end + 1)]), m)
+        if uses(d.name, whole, m) <= own or uses(d.name, result, m) > own:
             return None, True                 # unused already, or still used: keeping it is the reading
     d = top[0]
     return (f"{name}: its lines without words next to the marker fit two places: before `{d.name}` (lines "
@@ -89,7 +95,7 @@ def _declared(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in found if m))
 
 
-def _code_uses(lang, text: str, names=None) -> list[tuple[int, str]]:
+def _codeuses(lang, text: str, names=None) -> list[tuple[int, str]]:
     """(line, name) for each identifier in code (not in a comment or a string, nor `x.name`), of
     `names` only when given."""
     out: list[tuple[int, str]] = []
@@ -120,8 +126,8 @@ def dead_names(lang, orig: list[str], out: list[str], lo: int, hi: int, name: st
     names = _declared(orig[lo:hi])
     if not names:
         return None
-    before = _code_uses(lang, "\n".join(orig), names)
-    after = _code_uses(lang, "\n".join(out), names)
+    before = _codeuses(lang, "\n".join(orig), names)
+    after = _codeuses(lang, "\n".join(out), names)
     around = [d for d in defs or () if d.members is None and d.start < lo and hi <= d.end]
     if around:                        # the innermost function around them, and the same one merged
         d = max(around, key=lambda d: d.start)
@@ -155,7 +161,7 @@ def orphaned_locals(lang, orig: list[str], out: list[str], defs: list[Def], lo: 
         memo["defs"] = collect_defs(lang, out)
         memo["before"], memo["after"] = {}, {}
         for key, text in (("before", orig), ("after", out)):
-            for r, w in _code_uses(lang, "\n".join(text)):
+            for r, w in _codeuses(lang, "\n".join(text)):
                 memo[key].setdefault(w, []).append(r)
     now = [m for m in memo["defs"] if m.key == d.key and m.parent == d.parent]
     if len(now) != 1:
