@@ -104,13 +104,13 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     # a snippet with a marker at the top level is a view of the whole file: where it has no marker
     # before its first line (after its last), the file's lines before (after) it are gone
     view = delete_unmarked and any(is_marker(l) and _indent(l) == 0 for l in snip)
-    weak: list = []
-    idle: list = []
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle)
     # ... and so is one with any marker whose first line, with no marker before it, is new: it
     # starts at the file's new first line
     opens = delete_unmarked and frags[0].marker_before is None and any(is_marker(l) for l in snip) and \
         not any(_same(o, frags[0].lines[0]) for o in orig)
+    weak: list = []
+    idle: list = []
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens)
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)

@@ -382,7 +382,7 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
-           avoid: list[tuple[int, int]] = (), others: list | None = None) -> tuple[int, int]:
+           avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -392,7 +392,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
     start / end where the file does, if that replaces about as many lines as it brings.  `avoid`:
     [start, end) ranges that later fragments replace by name (candidates overlapping them lose).
-    `others`: gets the other candidate regions (head, tail)."""
+    `others`: gets the other candidate regions (head, tail).  `opens`: the snippet starts at the file's
+    new first line (no marker before it, lines it omits deleted): a new first line takes the file's
+    start for its anchor whatever the lines before its first kept one are (they are deleted)."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
     if not heads and at_start and _opens_file(orig, lines):
@@ -419,7 +421,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
         whole = _whole_file(orig, lines, cands) if at_start and at_end else None
-        cands = [c for c in cands if _replaces(orig, lines, c[1], c[2])]
+        cands = [c for c in cands if _replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
         if not cands and whole:       # a whole new file: it may drop any line but no definition
             _no_lost_definitions(orig, lines, whole[1], whole[2], name, outright=False)
             return whole[1], whole[2]

@@ -56,10 +56,11 @@ def split(snippet: list[str]) -> list[Frag]:
 
 
 def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
-         weak: list | None = None, idle: list | None = None) -> list[tuple[int, int, list[str]]]:
+         weak: list | None = None, idle: list | None = None, opens: bool = False) -> list[tuple[int, int, list[str]]]:
     """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py);
     `idle`: (name, region, other regions where it would change lines) of each fragment anchored by
-    its lines that changes nothing where it goes."""
+    its lines that changes nothing where it goes; `opens`: the snippet starts at the file's new first
+    line (anchors.anchor)."""
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -104,7 +105,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
         try:
             others: list = []
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
-                          at_end=nxt is None and f.marker_after is None, others=others, **args)
+                          at_end=nxt is None and f.marker_after is None, others=others, opens=opens and i == 0,
+                          **args)
             if idle is not None and _unchanged(orig[a:b + 1], f.lines):
                 moved = [(c, d) for c, d in others if _drops_only(orig[c:d + 1], f.lines) and (
                     c != a and re.search(r"\w", f.lines[0]) or d != b and re.search(r"\w", f.lines[-1]))]
