@@ -166,3 +166,16 @@ def test_new_definition_after_last_statement_and_closing_brace(lang, brace):
         return
     assert r.ok, r.reason
     assert r.text == _text(_HEAD.get(lang, []) + first + gap + new + gap + second)
+
+
+# --- a re-export written after the shown lines that end a function and re-export another name
+# (tRPC's createTRPCUntypedClient): `export { X } from './x'` is a statement of its own, like an
+# import, at the fragment's edge
+@pytest.mark.parametrize("lang", ["javascript", "typescript"])
+def test_reexport_after_the_shown_end_of_a_function(lang):
+    fn = ["export function make(opts) {", "  const client = new Client(opts);", "  return client;", "}"]
+    helper = "export { helper } from './helper';"
+    original = ["import { Client } from './client';", ""] + fn + ["", helper, "", "export const other = 1;"]
+    shown = [fn[0], "  return new Client(opts);", "}", "", helper, "export { Client } from './client';"]
+    out = _merge(lang, original, shown)
+    assert out == _text(original[:2] + shown + original[8:])

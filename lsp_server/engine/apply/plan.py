@@ -209,7 +209,8 @@ def _defines(new: list[str]) -> bool:
         if not t or t.startswith(("///", "//", "/*", "*", "#")):
             continue
         return bool(_HEADER.match(l)) or bool(re.match(
-            r"\s*(?:(?:export\s+)?(?:pub\s+)?(?:const|let|var|type|static)\s+\w+|import\b|from\s+\S+\s+import\b|use\s)", l))
+            r"\s*(?:(?:export\s+)?(?:pub\s+)?(?:const|let|var|type|static)\s+\w+|import\b|from\s+\S+\s+import\b|use\s"
+            r"|export\s*(?:type\s*)?[{*])", l))
     return False
 
 
