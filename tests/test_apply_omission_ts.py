@@ -179,3 +179,20 @@ def test_reexport_after_the_shown_end_of_a_function(lang):
     shown = [fn[0], "  return new Client(opts);", "}", "", helper, "export { Client } from './client';"]
     out = _merge(lang, original, shown)
     assert out == _text(original[:2] + shown + original[8:])
+
+
+# --- imports merged: a new first import, then imports of the file with one left out between them
+# (tanstack vue-query's tests): the shown part runs from the first import found, so the new line goes
+# before it and the left-out import is deleted; the shorter reading (only the imports next to the code
+# anchor, the others "new") would have them twice
+NEW_IMPORT = {"python": "import abc", "javascript": "const zlib = require('zlib');",
+              "typescript": "import { z } from './z';", "rust": "use std::collections;", "go": '\t"bufio"'}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_new_first_import_then_imports_with_one_left_out(lang):
+    head, (a, b, c, d), tail, _ = FILES[lang]
+    end = next(i for i, l in enumerate(tail) if l.strip() and l.strip() not in (")",)) + 1
+    original = head + [a, b, "", c, d] + tail
+    out = _merge(lang, original, [NEW_IMPORT[lang], a, b, d] + tail[:end])
+    assert out == _text(head + [NEW_IMPORT[lang], a, b, d] + tail)

@@ -188,8 +188,8 @@ def _complete(lang, new: list[str]) -> bool:
     """The new lines at the fragment's edges parse on their own (dedented): whole definitions or
     statements, not the start of one cut off by the marker."""
     nb = [l for l in new if l.strip()]
-    if not nb:
-        return True
+    if not nb or lang.name == "go" and all(_IMPORT_SPEC.match(l) for l in nb):
+        return True                   # (Go's import specs, inside the file's `import (` block)
     cut = min(_indent(l) for l in nb)
     body = "\n".join(l[cut:] for l in new) + "\n"
     if _error_count(lang, body) == 0:
@@ -208,7 +208,7 @@ def _defines(new: list[str]) -> bool:
             return True               # a decorator or an attribute: a definition follows
         if not t or t.startswith(("///", "//", "/*", "*", "#")):
             continue
-        return bool(_HEADER.match(l)) or bool(re.match(
+        return bool(_HEADER.match(l)) or bool(_IMPORT_SPEC.match(l)) or bool(re.match(
             r"\s*(?:(?:export\s+)?(?:pub\s+)?(?:const|let|var|type|static)\s+\w+|import\b|from\s+\S+\s+import\b|use\s"
             r"|export\s*(?:type\s*)?[{*])", l))
     return False
@@ -253,6 +253,7 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
     shorter = [(lo, n) for lo in range(n - q + 1, n) if q and not lines[lo - 1].strip() and lines[lo].strip()
                and _indent(lines[lo]) == _indent(next(l for l in lines if l.strip())) and _defines(lines[lo:])
                and not _found(orig, header, pos)]
+    first = None
     for lo, hi in [(0, p), (n - q, n), (k, m), (k, n), (0, m)] + shorter:
         while lo < hi and not lines[lo].strip():
             lo += 1
@@ -266,11 +267,29 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
                 not _defines(lines[:lo] + lines[hi:]) or head and _indent(part[0]) > _indent(head[0]):
             continue            # (a shown part indented deeper than the new lines before it is their body's end)
         try:
-            return anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
+            a, b = anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None})
         except Ambiguous as e:
+            if first:
+                break
             if "line is not in the file" not in str(e):
                 raise
+            continue
+        if not _doubles(orig, lines[:lo], lines[hi:], pos, a, b):
+            return a, b
+        first = first or (a, b)
+    if first:
+        return first
     raise _NoEdge()
+
+
+def _doubles(orig: list[str], before: list[str], after: list[str], pos: int, a: int, b: int) -> bool:
+    """New lines at the fragment's edge that the file has once, right there, between the previous
+    fragment and the shown part's region (or just after it): that reading would have them twice, a
+    reading with a longer shown part takes them in."""
+    def near(new: list[str], span: list[str]) -> bool:
+        return any(re.search(r"\w", l) and any(_same(o, l) for o in span) and
+                   sum(1 for o in orig if _same(o, l)) == 1 for l in new)
+    return near(before, orig[pos:a]) or near(after, orig[b + 1:b + 1 + len(after) + 3])
 
 
 def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -> list[tuple[int, int, list[str]]]:
