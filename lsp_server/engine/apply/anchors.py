@@ -180,8 +180,18 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
 
 def _unshown(line: str, shown: str) -> str | None:
     """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
-    ident = header_name(line)
+    ident = header_name(line) or _arrow_name(line)
     return ident if ident and ident not in _NOT_NAMES and not shows(ident, shown) else None
+
+
+_ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:<[^=]*>\s*)?"
+                    r"(?:\([^)]*\)?|function\b)")
+
+
+def _arrow_name(line: str) -> str | None:
+    """The name a function written as a value defines (`export const f = (x) => ...`)."""
+    m = _ARROW.match(line)
+    return m.group(1) if m and ("=>" in line or "function" in line or line.rstrip().endswith(("(", ","))) else None
 
 
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
