@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/apply.py [--set dev|heldout|all] [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
+                                    [--cases every.jsonl]
 
 --suite omission: issue 43's cases (bench/apply_omission.py, stored in tests/apply_fixtures/omission):
 deletions shown by omission (delete-top, delete-bottom, delete-between, reorder) and new lines at a
@@ -38,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from apply_cases import EXTENSIONS, build  # noqa: E402
+from apply_cases import EXTENSIONS, build, omission_cases  # noqa: E402
 
 from redraft.engine.apply import is_marker, merge  # noqa: E402
 
@@ -126,13 +127,16 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="at most this many cases (spread over the set)")
     ap.add_argument("--failures", help="write refused and wrong cases (with snippet) as JSON lines here")
     ap.add_argument("--json", help="write per-case rows here")
+    ap.add_argument("--cases", action="append", default=[],
+                    help="score the omission cases in this JSON-lines file instead (apply_omission.py --every)")
     a = ap.parse_args(argv)
     sets = ("dev", "heldout") if a.set == "all" else (a.set,)
-    cases = build(sets, tuple(a.language) if a.language else None, a.suite)
+    langs = tuple(a.language) if a.language else None
+    cases = omission_cases((), langs, tuple(a.cases)) if a.cases else build(sets, langs, a.suite)
     if a.limit and len(cases) > a.limit:
         cases = cases[::len(cases) // a.limit + 1]
     rows = run(cases, a.via)
-    print(f"{len(cases)} cases ({a.suite}), via {a.via}, {os.cpu_count()} CPUs")
+    print(f"{len(cases)} cases ({', '.join(a.cases) or a.suite}), via {a.via}, {os.cpu_count()} CPUs")
     print(report(rows))
     if a.failures:
         by_id = {c.id: c for c in cases}

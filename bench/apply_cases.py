@@ -257,12 +257,13 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
 OMISSION = Path(__file__).resolve().parent.parent / "tests" / "apply_fixtures" / "omission"
 
 
-def omission_cases(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None) -> list[Case]:
+def omission_cases(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] | None = None,
+                   files: tuple[Path, ...] = ()) -> list[Case]:
     """Issue 43's cases (bench/apply_omission.py): deletions shown by omission, new lines at a
-    fragment's edge; stored in tests/apply_fixtures/omission/<set>.jsonl."""
+    fragment's edge; stored in tests/apply_fixtures/omission/<set>.jsonl (or read from `files`,
+    each a set named after the file)."""
     out: list[Case] = []
-    for set_name in sets:
-        f = OMISSION / f"{set_name}.jsonl"
+    for set_name, f in [(s, OMISSION / f"{s}.jsonl") for s in sets] + [(Path(f).stem, Path(f)) for f in files]:
         for line in f.read_text(encoding="utf-8").splitlines() if f.exists() else ():
             c = json.loads(line)
             if languages and c["language"] not in languages:

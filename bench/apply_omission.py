@@ -3,6 +3,7 @@ edge, cut from real code and written to tests/apply_fixtures/omission/<set>.json
 the bench reads; a few KB a case).
 
     .venv/bin/python bench/apply_omission.py DOWNLOAD_DIR     # rebuild the fixtures (needs the archives)
+    .venv/bin/python bench/apply_omission.py DOWNLOAD_DIR --every OUT.jsonl   # every dev case: a stress set
 
 DOWNLOAD_DIR holds the archives (fetched with `pip download --no-deps --no-binary :all: P==V`,
 `npm pack P@V`, `apt-get download golang-...-dev librust-...-dev`).  Python, JavaScript and
@@ -80,6 +81,17 @@ MORE_SOURCES = [
     ("dev", "npm/postcss-8.4.21.tgz", "npm/postcss-8.4.31.tgz"),
     ("dev", "npm/tanstack-table-core-8.7.0.tgz", "npm/tanstack-table-core-8.10.7.tgz"),
     ("dev", "npm/trpc-server-10.20.0.tgz", "npm/trpc-server-10.38.0.tgz"),
+    # session 32: TypeScript sources of nine more release pairs (an optional fourth element keeps only
+    # the paths under it: the @effect packages ship their compiled JavaScript beside src/)
+    ("dev", "npm/trpc-client-10.20.0.tgz", "npm/trpc-client-10.38.0.tgz"),
+    ("dev", "npm/trpc-react-query-10.20.0.tgz", "npm/trpc-react-query-10.38.0.tgz"),
+    ("dev", "npm/tanstack-form-core-0.10.0.tgz", "npm/tanstack-form-core-0.13.0.tgz"),
+    ("dev", "npm/tanstack-virtual-core-3.0.0.tgz", "npm/tanstack-virtual-core-3.1.0.tgz"),
+    ("dev", "npm/tanstack-vue-query-5.0.0.tgz", "npm/tanstack-vue-query-5.17.0.tgz"),
+    ("dev", "npm/effect-2.0.0.tgz", "npm/effect-2.1.0.tgz", "src/"),
+    ("dev", "npm/effect-data-0.12.10.tgz", "npm/effect-data-0.17.0.tgz", "src/"),
+    ("dev", "npm/effect-io-0.31.3.tgz", "npm/effect-io-0.38.0.tgz", "src/"),
+    ("dev", "npm/effect-schema-0.30.0.tgz", "npm/effect-schema-0.33.0.tgz", "src/"),
 ]
 
 
@@ -286,13 +298,13 @@ def build(root: Path) -> dict[str, list[dict]]:
 
 
 def _release_cases(root: Path, sources, sets) -> None:
-    for set_name, a, b in sources:
+    for set_name, a, b, *under in sources:
         pkg = Path(a).name.rsplit("-", 1)[0]
         va, vb = Path(a).name.rsplit("-", 1)[1].replace(".tar.gz", "").replace(".tgz", ""), \
             Path(b).name.rsplit("-", 1)[1].replace(".tar.gz", "").replace(".tgz", "")
         fa, fb = _tar_files(root / a), _tar_files(root / b)
         count: dict[str, int] = {}
-        for path in sorted(fa.keys() & fb.keys()):
+        for path in sorted(p for p in fa.keys() & fb.keys() if p.startswith(tuple(under) or "")):
             if fa[path] == fb[path]:
                 continue
             language = EXT[os.path.splitext(path)[1]]
@@ -328,8 +340,26 @@ def _synthetic_cases(root: Path, sets) -> None:
                                            "original": _text(old), "snippet": _text(snip), "truth": _text(truth)})
 
 
+def every(root: Path, out: Path) -> int:
+    """The development packages' every case of each shape (no cap of PER_SHAPE, files up to twice
+    MAX_BYTES), as a stress set written to `out` (not committed; `bench/apply.py --cases out`)."""
+    global PER_SHAPE, MAX_BYTES, SOURCES, SYNTHETIC, MORE_SOURCES
+    PER_SHAPE, MAX_BYTES = 10 ** 9, 2 * MAX_BYTES
+    SOURCES, SYNTHETIC, MORE_SOURCES = ([s for s in group if s[0] == "dev"] for group in (SOURCES, SYNTHETIC,
+                                                                                             MORE_SOURCES))
+    cases = build(root)["dev"]
+    with open(out, "w", encoding="utf-8") as fh:
+        for c in cases:
+            fh.write(json.dumps(c) + "\n")
+    print(out, len(cases))
+    return 0
+
+
 def main(argv=None) -> int:
-    root = Path((argv or sys.argv[1:])[0])
+    args = argv or sys.argv[1:]
+    root = Path(args[0])
+    if len(args) == 3 and args[1] == "--every":
+        return every(root, Path(args[2]))
     OUT.mkdir(parents=True, exist_ok=True)
     for name, cases in build(root).items():
         with open(OUT / f"{name}.jsonl", "w", encoding="utf-8") as fh:
