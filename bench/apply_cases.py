@@ -42,6 +42,11 @@ SOURCES = [
     ("dev", "npm", "rxjs", "7.5.0", "7.8.1"),
     ("dev", "npm", "eslint", "8.40.0", "8.57.0"),
     ("dev", "pypi", "pydantic-core", "2.6.3", "2.9.0"),
+    # session 32: more Python in the development split (the omission suite's development packages)
+    ("dev", "pypi", "attrs", "22.2.0", "23.1.0"),
+    ("dev", "pypi", "packaging", "21.3", "23.2"),
+    ("dev", "pypi", "pluggy", "1.0.0", "1.3.0"),
+    ("dev", "pypi", "itsdangerous", "2.0.1", "2.1.2"),
     ("heldout", "pypi", "jinja2", "3.0.3", "3.1.4"),
     ("heldout", "pypi", "requests", "2.27.1", "2.32.3"),
     ("heldout", "npm", "express", "4.17.1", "4.21.2"),
