@@ -273,7 +273,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     for i in range(b - a + 1):        # (even between unique anchors: the new lines would call what they remove)
         ident = (header_name(orig[a + i]) or _type_name(orig[a + i])) if i not in kept else None
         if ident and ident not in _NOT_NAMES and _code(ident, orig[a + i]) and uses(ident, shown) and \
-                not _defines(ident, lines):
+                not _defines_name(ident, lines):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
                             "define; show it or mark it with `... existing code ...`")
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
@@ -306,9 +306,10 @@ def _code(ident: str, line: str) -> bool:
     return re.search(rf"(?<![\w$]){re.escape(ident)}(?:\s*[(<{{:;=]|\s+(?:struct|interface)\b)", line) is not None
 
 
-def _defines(ident: str, lines: list[str]) -> bool:
+def _defines_name(ident: str, lines: list[str]) -> bool:
     """Some line of the fragment defines `ident`: a definition's header, a declaration, a member."""
-    member = re.compile(rf"\s*(?:(?:public|private|protected|static|readonly|async|get|set)\s+)*{re.escape(ident)}\s*[(:=<]")
+    member = re.compile(r"\s*(?:(?:public|private|protected|static|readonly|async|get|set)\s+)*"
+                        rf"{re.escape(ident)}\s*[(:=<]")
     if any(header_name(l) == ident or declared(l) == ident or member.match(l) for l in lines):
         return True
     importing = False                 # ... or imports it (the definition moved to another module)

@@ -56,7 +56,8 @@ def split(snippet: list[str]) -> list[Frag]:
 
 
 def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
-         weak: list | None = None, idle: list | None = None, opens: bool = False) -> list[tuple[int, int, list[str]]]:
+         weak: list | None = None, idle: list | None = None,
+         opens: bool = False) -> list[tuple[int, int, list[str]]]:
     """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py);
     `idle`: (name, region, other regions where it would change lines) of each fragment anchored by
     its lines that changes nothing where it goes; `opens`: the snippet starts at the file's new first

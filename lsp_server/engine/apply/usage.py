@@ -7,7 +7,8 @@ import re
 
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs
 
-__all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows", "declared", "uses"]   # collect_defs: every definition, members too
+# (collect_defs: every definition, members too)
+__all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows", "declared", "uses"]
 
 _WORD = re.compile(r"\w")
 _DECLARES = re.compile(
