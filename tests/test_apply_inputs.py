@@ -256,6 +256,27 @@ def test_refusal(original, snippet, language, reason):
     assert reason in refused(original, snippet, language)
 
 
+@pytest.mark.parametrize("language", ["typescript", "javascript"])
+def test_a_formatters_deeper_step_is_not_another_unit(language):
+    """A 2-space file; the snippet's new lines step by 4 after `{` where a formatter puts an object
+    type inside a conditional type (@effect/io's Config.ts, prettier), while the file's lines it shows
+    keep their own indentation: merged as written.  The same snippet with those lines re-indented in
+    4-space steps is refused (the existing `indent-unit` case)."""
+    head = ["export function pick(value) {", "  if (value) {", "    return value;", "  }", "  return null;", "}", ""]
+    typed = ["export type Pick<T> = T extends string", "  ? {", "      kind: 'text'", "    }",
+             "  : T extends number", "    ? {", "        kind: 'number'", "      }", "    : never;"] \
+        if language == "typescript" else ["export const pick2 = (v) => typeof v === 'string'", "  ? {",
+                                          "      kind: 'text',", "    }", "  : typeof v === 'number'", "    ? {",
+                                          "        kind: 'number',", "      }", "    : null;"]
+    original = "\n".join(head + ["export const other = 1;"]) + "\n"
+    snippet = "\n".join(["// ... existing code ..."] + head[1:5] + ["}", ""] + typed + ["// ... existing code ..."]) + "\n"
+    r = merge(original, snippet, language)
+    assert r.ok, r.reason
+    assert r.text == "\n".join(head + typed + ["", "export const other = 1;"]) + "\n"
+    wider = "\n".join(" " * 2 * (len(l) - len(l.lstrip(" "))) + l.lstrip(" ") for l in snippet.split("\n"))
+    assert "spaces but the file by 2" in refused(original, wider, language)
+
+
 def test_first_line_refusal_names_the_fragment_after_the_previous_one():
     # fragments must come in file order: the second one's head lies before the first one's region
     snippet = "# ...\ndef stock_report(inv: Inventory, today: date | None = None) -> str:\n" \

@@ -4,12 +4,15 @@ space unit differs from the file's is refused (IndentMismatch), unless its inden
 file's own (the units only seemed to differ)."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.markers import is_marker
 
 __all__ = ["IndentMismatch", "match_indentation"]
+
+_WORD = re.compile(r"\w")
 
 
 class IndentMismatch(Exception):
@@ -48,11 +51,17 @@ def _uses_tabs(lines: list[str]) -> bool | None:
 
 
 def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
-    """Two thirds of the snippet's indented lines are lines of the file, indentation and all (the units
-    only seemed to differ: continuation lines, a few blocks)."""
+    """Two thirds of the snippet's indented lines are lines of the file, indentation and all; or,
+    of its indented lines whose text the file has (two at least), two thirds have the file's
+    indentation too (the units only seemed to differ: continuation lines, a formatter's deeper
+    step inside conditional types; a snippet written in another unit re-indents the file's lines)."""
     known = {l.rstrip() for l in orig}
     ind = [l.rstrip() for l in snip if l.strip() and l[0] == " " and not is_marker(l)]
-    return bool(ind) and sum(l in known for l in ind) * 3 >= 2 * len(ind)
+    if ind and sum(l in known for l in ind) * 3 >= 2 * len(ind):
+        return True
+    texts = {l.strip() for l in orig if _WORD.search(l)}
+    shared = [l for l in ind if l.strip() in texts]
+    return len(shared) >= 2 and sum(l in known for l in shared) * 3 >= 2 * len(shared)
 
 
 def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
