@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/apply.py [--set dev|heldout|all] [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
-                                    [--cases every.jsonl]
+                                    [--cases every.jsonl] [--engine OTHER_CHECKOUT]
 
 --suite omission: issue 43's cases (bench/apply_omission.py, stored in tests/apply_fixtures/omission):
 deletions shown by omission (delete-top, delete-bottom, delete-between, reorder) and new lines at a
@@ -20,6 +20,9 @@ scored against its truth:
 * time: wall time of the merge in this process (with --via cli: of the whole `redraft apply`
   process, start-up included); p50 over files of up to 1,500 lines, and characters per second
   (merged file's characters / time).
+
+--engine DIR merges with another checkout's engine (`git worktree add --detach DIR COMMIT`: the
+before of a before/after; a benchmark run inside the worktree would import this checkout's).
 
 --via oracle scores the truth itself (the harness's self-check: 100% exact, nothing lost or leaked).
 """
@@ -70,7 +73,21 @@ def _run_cli(case, tmp: Path):
     raise SystemExit(f"{case.id}: redraft apply exit {p.returncode}: {p.stderr.decode()[-300:]}")
 
 
-def run(cases, via: str):
+def engine_from(checkout: Path):
+    """`merge` of another checkout's engine (a git worktree of an older commit): the editable install
+    maps `redraft` to this checkout whatever the working directory, so a benchmark run inside a
+    worktree measures this checkout's code; the finder is pointed at the other one instead (the
+    cases, fixtures and scoring stay this checkout's, already imported)."""
+    import importlib
+    import __editable___redraft_0_1_0_finder as finder
+    for name in [m for m in sys.modules if m == "redraft" or m.startswith("redraft.")]:
+        del sys.modules[name]
+    finder.MAPPING.update({"redraft": str(checkout / "lsp_server"), "redraft.kernels": str(checkout / "kernels"),
+                           "redraft.model": str(checkout / "model")})
+    return importlib.import_module("redraft.engine.apply").merge
+
+
+def run(cases, via: str, merge=merge):
     rows = []
     tmp = Path(tempfile.mkdtemp(prefix="redraft-apply-bench-"))
     for c in cases:
@@ -129,13 +146,16 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write per-case rows here")
     ap.add_argument("--cases", action="append", default=[],
                     help="score the omission cases in this JSON-lines file instead (apply_omission.py --every)")
+    ap.add_argument("--engine", type=Path, help="merge with the engine of this other checkout (a git worktree)")
     a = ap.parse_args(argv)
+    if a.engine and a.via != "merge":
+        ap.error("--engine measures merges in process (--via merge)")
     sets = ("dev", "heldout") if a.set == "all" else (a.set,)
     langs = tuple(a.language) if a.language else None
     cases = omission_cases((), langs, tuple(a.cases)) if a.cases else build(sets, langs, a.suite)
     if a.limit and len(cases) > a.limit:
         cases = cases[::len(cases) // a.limit + 1]
-    rows = run(cases, a.via)
+    rows = run(cases, a.via, engine_from(a.engine.resolve()) if a.engine else merge)
     print(f"{len(cases)} cases ({', '.join(a.cases) or a.suite}), via {a.via}, {os.cpu_count()} CPUs")
     print(report(rows))
     if a.failures:
