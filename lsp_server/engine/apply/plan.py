@@ -254,8 +254,14 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
     shorter = [(lo, n) for lo in range(n - q + 1, n) if q and not lines[lo - 1].strip() and lines[lo].strip()
                and _indent(lines[lo]) == _indent(next(l for l in lines if l.strip())) and _defines(lines[lo:])
                and not _found(orig, header, pos)]
+    # ... and first, the run of the first lines cut at its last blank line when past it the run has only
+    # openers (`/**`, a decorator, an attribute): the next definition's, which the new lines open with
+    # too; the whole run would cut them short or give that opener to the new definition
+    cut = next((j for j in range(p - 1, 0, -1) if not lines[j].strip()), None)
+    runs = [(0, cut), (0, p)] if cut and all(l.strip().startswith(("@", "#[", "/*", "*", "//", "#"))
+                                             for l in lines[cut:p] if l.strip()) else [(0, p)]
     first = None
-    for lo, hi in [(0, p), (n - q, n), (k, m), (k, n), (0, m)] + shorter:
+    for lo, hi in runs + [(n - q, n), (k, m), (k, n), (0, m)] + shorter:
         while lo < hi and not lines[lo].strip():
             lo += 1
         while hi > lo and not lines[hi - 1].strip():
