@@ -75,3 +75,24 @@ def test_an_unchanged_fragment_that_fits_one_place_merges_to_the_file_itself(lan
     assert r.ok and r.text == src, r.reason
     r = merge(src, "\n".join([m] + shown[1:] + [m]) + "\n", lang)
     assert not r.ok and "changes nothing: it is lines" in r.reason, r.reason
+
+
+LAST = {"python": "LAST = 1", "javascript": "const last = 1;", "typescript": "const last = 1;",
+        "go": "var last = 1", "rust": "pub const LAST: i32 = 1;"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_unchanged_fragment_that_fits_elsewhere_by_leaving_lines_out_is_refused_beside_an_edit(lang):
+    """The first list's lines as they are, then an edit further on: the edit changes the file, but
+    the list fragment was shown for a reason (packaging's specifiers: `"===lolwat",` left out of
+    another list that ends the same way).  Twin: shown from the first list's own header, it fits
+    that list only, and the edit merges."""
+    src = _src(lang) + LAST[lang] + "\n"
+    m = MARK.get(lang, "// ... existing code ...")
+    ind, close, after = FILES[lang][3], FILES[lang][2], FILES[lang][4]
+    items = [ind + i for i in ITEMS] + [close]
+    edit = [after, LAST[lang].replace("1", "2")]
+    r = merge(src, "\n".join([m] + items + [m] + edit) + "\n", lang)
+    assert not r.ok and "changes nothing: it is lines" in r.reason, r.reason
+    r = merge(src, "\n".join([m, FILES[lang][0]] + items + [m] + edit) + "\n", lang)
+    assert r.ok and r.text == src.replace(LAST[lang], edit[1]), r.reason

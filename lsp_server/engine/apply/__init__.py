@@ -22,11 +22,12 @@ Design:
   Otherwise the fragment is anchored by lines: its first lines and its last lines must match the
   original (trailing whitespace ignored) at exactly one place, after the previous fragment (and,
   after an indented marker, within the same block); the region between the two anchors is replaced.
-* A snippet that changes nothing where it fits best is refused when one of its fragments also fits
-  another place (at a line with words) where it would only leave lines out, or its weak edge has
-  such a reading: it was written to change something (a deletion shown by omission), so the
-  reading that changes nothing is no more likely.  Applied again, a snippet whose lines fit one
-  place only changes nothing and merges to the file itself.
+* A fragment that changes nothing where it fits best is refused when it also fits another place
+  (starting at a line with words elsewhere; when nothing else in the snippet changes, also ending
+  elsewhere) where it would only leave lines out, and so is a snippet that changes
+  nothing while a fragment's weak edge has such a reading: it was written to change something (a
+  deletion shown by omission), so the reading that changes nothing is no more likely.  Applied
+  again, a snippet whose lines fit one place only changes nothing and merges to the file itself.
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
   ERROR/MISSING nodes than the original.  Line endings, the final newline and the indentation
@@ -116,6 +117,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     out = _apply(orig, edits)
     if delete_unmarked and out == orig:
         _refuse_idle(orig, idle, weak)
+    elif delete_unmarked:             # the rest changes something: only another place elsewhere counts
+        _refuse_idle(orig, [(n, (a, b), [m for m in moved if m[0] != a]) for n, (a, b), moved in idle], [])
     if weak:
         refuse_dead_alternative(lang, orig, out, edits, weak)
     dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
@@ -129,16 +132,19 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
 
 
 def _refuse_idle(orig: list[str], idle: list, weak: list) -> None:
-    """A snippet that changes nothing where it fits best, while the weak edge of a fragment has
-    another reading that deletes lines (ambiguity.py), or a fragment fits another place, at a line
-    with words, where it would change lines: it was written to change something, so the reading
-    that changes nothing is no more likely; refused."""
+    """A fragment that changes nothing where it fits best while it also fits another place, at a
+    line with words, where it would only leave lines out; or a snippet that changes nothing while
+    the weak edge of a fragment has another reading that deletes lines (ambiguity.py): it was
+    written to change something (a deletion shown by omission), so the reading that changes
+    nothing is no more likely; refused."""
     for s, e, cs, ce, name, crosses in weak:
         if cs < ce and crosses:
             raise MergeRefused(f"{name} changes nothing where it fits first; its lines without words next to the "
                                f"marker also fit further on, which deletes lines {cs + 1}-{ce}; show a line past "
                                "them or mark them with `... existing code ...`")
     for name, (a, b), moved in idle:
+        if not moved:
+            continue
         c, d = min(moved, key=lambda r: (r[1] - r[0], r[0]))
         raise MergeRefused(f"{name} changes nothing: it is lines {a + 1}-{b + 1} as they are; it also fits lines "
                            f"{c + 1}-{d + 1}, which it would change; show a line that tells them apart or mark the "
