@@ -24,9 +24,9 @@ Design:
   after an indented marker, within the same block); the region between the two anchors is replaced.
 * A fragment that changes nothing where it fits best is refused when it also fits another place
   (starting at a line with words elsewhere; when nothing else in the snippet changes, also ending
-  elsewhere) where it would only leave lines out, and so is a snippet that changes
-  nothing while a fragment's weak edge has such a reading: it was written to change something (a
-  deletion shown by omission), so the reading that changes nothing is no more likely.  Applied
+  elsewhere) where it would only leave lines out, and so is a snippet that changes nothing while
+  a fragment's weak edge has such a reading (ambiguity.py): it was written to change something
+  (a deletion shown by omission), so the reading that changes nothing is no more likely.  Applied
   again, a snippet whose lines fit one place only changes nothing and merges to the file itself.
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
@@ -115,12 +115,10 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
-    if delete_unmarked and out == orig:
-        _refuse_idle(orig, idle, weak)
-    elif delete_unmarked:             # the rest changes something: only another place elsewhere counts
-        _refuse_idle(orig, [(n, (a, b), [m for m in moved if m[0] != a]) for n, (a, b), moved in idle], [])
     if weak:
-        refuse_dead_alternative(lang, orig, out, edits, weak)
+        refuse_dead_alternative(lang, orig, out, edits, weak, unchanged=delete_unmarked)
+    if delete_unmarked:
+        _refuse_idle(idle, elsewhere=out != orig)
     dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))
 
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
@@ -131,24 +129,18 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     return text, dels
 
 
-def _refuse_idle(orig: list[str], idle: list, weak: list) -> None:
+def _refuse_idle(idle: list, elsewhere: bool) -> None:
     """A fragment that changes nothing where it fits best while it also fits another place, at a
-    line with words, where it would only leave lines out; or a snippet that changes nothing while
-    the weak edge of a fragment has another reading that deletes lines (ambiguity.py): it was
-    written to change something (a deletion shown by omission), so the reading that changes
-    nothing is no more likely; refused."""
-    for s, e, cs, ce, name, crosses in weak:
-        if cs < ce and crosses:
-            raise MergeRefused(f"{name} changes nothing where it fits first; its lines without words next to the "
-                               f"marker also fit further on, which deletes lines {cs + 1}-{ce}; show a line past "
-                               "them or mark them with `... existing code ...`")
+    line with words, where it would only leave lines out (`elsewhere`, when the rest of the snippet
+    changes something: a place that starts elsewhere): it was written to change something (a
+    deletion shown by omission), so the reading that changes nothing is no more likely; refused."""
     for name, (a, b), moved in idle:
-        if not moved:
-            continue
-        c, d = min(moved, key=lambda r: (r[1] - r[0], r[0]))
-        raise MergeRefused(f"{name} changes nothing: it is lines {a + 1}-{b + 1} as they are; it also fits lines "
-                           f"{c + 1}-{d + 1}, which it would change; show a line that tells them apart or mark the "
-                           "lines it keeps with `... existing code ...`")
+        moved = [m for m in moved if m[0] != a] if elsewhere else moved
+        if moved:
+            c, d = min(moved, key=lambda r: (r[1] - r[0], r[0]))
+            raise MergeRefused(f"{name} changes nothing: it is lines {a + 1}-{b + 1} as they are; it also fits "
+                               f"lines {c + 1}-{d + 1}, which it would change; show a line that tells them apart or "
+                               "mark the lines it keeps with `... existing code ...`")
 
 
 def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:

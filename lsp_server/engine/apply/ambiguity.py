@@ -78,12 +78,13 @@ def _other(orig: list[str], edits, lo: int, hi: int) -> list[str]:
     return out + orig[pos:]
 
 
-def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans) -> None:
+def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans, unchanged: bool = False) -> None:
     """MergeRefused when the other reading of a weak edge (a span of `weak_alternatives` touching no
     edit, whose merged file parses as well as the original) is as likely as the nearest: the
     fragment changes nothing at the nearest place; or the lines the other reading deletes hold
     definitions or declare names that the edit left unused, or use a local name whose declaration
-    the edit removed (usage.py)."""
+    the edit removed (usage.py).  A snippet that changes nothing at all merges to the file itself
+    unless `unchanged` (lines it omits are deleted: it was written to change something)."""
     spans = [sp for sp in spans if sp[2] < sp[3] and not any(x < sp[3] and sp[2] < y for x, y, _ in edits if x < y)]
     if not spans:
         return
@@ -93,7 +94,7 @@ def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans)
         s, e, cs, ce, name, idle = sp
         k = max(cs - s, e - ce)                                # the weak lines
         lo, hi = (cs - k, ce) if s == cs else (cs, ce + k)     # the lines the other reading deletes
-        if idle and out != orig:          # (a snippet that changes nothing merges to the file itself)
+        if idle and (out != orig or unchanged):
             why = (f"{name} changes nothing where it fits first; its lines without words next to the marker also "
                    f"fit further on, which deletes lines {lo + 1}-{hi}; show a line past them or mark them with "
                    "`... existing code ...`")
