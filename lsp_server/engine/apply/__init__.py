@@ -116,7 +116,7 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)
     if weak:
-        refuse_dead_alternative(lang, orig, out, edits, weak, unchanged=delete_unmarked)
+        refuse_dead_alternative(lang, orig, out, edits, weak, no_change_refused=delete_unmarked)
     if delete_unmarked:
         _refuse_idle(idle, elsewhere=out != orig)
     dels = _deletions(lang, orig, edits, edge, "\n".join(l for l in snip if not is_marker(l)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from redraft.engine.apply.anchors import unchanged
 from redraft.engine.apply.definitions import _error_count, collect_defs
 from redraft.engine.apply.usage import dead_definitions, dead_names, orphaned_locals
 from redraft.engine.apply.result import MergeRefused
@@ -41,7 +42,7 @@ def weak_alternatives(orig: list[str], lines: list[str], a: int, b: int, marker_
     a fragment that only closes a block it shows the end of is not one)."""
     out: list[tuple[int, int, int, int, str, bool]] = []
     n = len(lines)
-    idle = [l.rstrip() for l in orig[a:b + 1]] == [l.rstrip() for l in lines]
+    idle = unchanged(orig[a:b + 1], lines)
     if marker_after is not None:
         k = 0
         while k < n - 1 and _weak(lines[-1 - k]):
@@ -78,13 +79,14 @@ def _other(orig: list[str], edits, lo: int, hi: int) -> list[str]:
     return out + orig[pos:]
 
 
-def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans, unchanged: bool = False) -> None:
+def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans,
+                            no_change_refused: bool = False) -> None:
     """MergeRefused when the other reading of a weak edge (a span of `weak_alternatives` touching no
     edit, whose merged file parses as well as the original) is as likely as the nearest: the
     fragment changes nothing at the nearest place; or the lines the other reading deletes hold
     definitions or declare names that the edit left unused, or use a local name whose declaration
     the edit removed (usage.py).  A snippet that changes nothing at all merges to the file itself
-    unless `unchanged` (lines it omits are deleted: it was written to change something)."""
+    unless `no_change_refused` (lines it omits are deleted: it was written to change something)."""
     spans = [sp for sp in spans if sp[2] < sp[3] and not any(x < sp[3] and sp[2] < y for x, y, _ in edits if x < y)]
     if not spans:
         return
@@ -94,7 +96,7 @@ def refuse_dead_alternative(lang, orig: list[str], out: list[str], edits, spans,
         s, e, cs, ce, name, idle = sp
         k = max(cs - s, e - ce)                                # the weak lines
         lo, hi = (cs - k, ce) if s == cs else (cs, ce + k)     # the lines the other reading deletes
-        if idle and (out != orig or unchanged):
+        if idle and (out != orig or no_change_refused):
             why = (f"{name} changes nothing where it fits first; its lines without words next to the marker also "
                    f"fit further on, which deletes lines {lo + 1}-{hi}; show a line past them or mark them with "
                    "`... existing code ...`")

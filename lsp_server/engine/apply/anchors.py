@@ -31,10 +31,10 @@ import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _NOT_NAMES, doubled_edge, doubled_run, header_name, redefined
+from redraft.engine.apply.regions import _NOT_NAMES, IMPORT_LINE, doubled_edge, doubled_run, header_name, redefined
 from redraft.engine.apply.usage import declared, shows, uses
 
-__all__ = ["anchor", "same"]
+__all__ = ["anchor", "same", "unchanged"]
 
 MAX_HEADS = 400
 GONE = 5                          # see _no_lost_definitions
@@ -53,6 +53,11 @@ class Ambiguous(Exception):
 
 def same(a: str, b: str) -> bool:
     return a.rstrip() == b.rstrip()
+
+
+def unchanged(region: list[str], lines: list[str]) -> bool:
+    """The fragment's lines are the region's, line for line (trailing whitespace aside)."""
+    return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
 
 
 def _prefix(orig: list[str], lines: list[str], j: int) -> int:
@@ -315,7 +320,7 @@ def _defines_name(ident: str, lines: list[str]) -> bool:
     importing = False                 # ... or imports it (the definition moved to another module)
     for l in lines:
         t = l.strip()
-        importing = importing or t.startswith(("import ", "import{", "from ", "use ", "pub use "))
+        importing = importing or IMPORT_LINE.match(l) is not None
         if importing and shows(ident, l):
             return True
         importing = importing and t.endswith(("{", ",", "("))

@@ -8,11 +8,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from redraft.engine.apply.ambiguity import weak_alternatives
-from redraft.engine.apply.anchors import Ambiguous, anchor, same as _same
+from redraft.engine.apply.anchors import Ambiguous, anchor, same as _same, unchanged
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
-from redraft.engine.apply.regions import _HEADER
+from redraft.engine.apply.regions import _HEADER, IMPORT_LINE
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
 
 __all__ = ["Frag", "split", "plan"]
@@ -108,7 +108,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
                           at_end=nxt is None and f.marker_after is None, others=others, opens=opens and i == 0,
                           **args)
-            if idle is not None and _unchanged(orig[a:b + 1], f.lines):
+            if idle is not None and unchanged(orig[a:b + 1], f.lines):
                 moved = [(c, d) for c, d in others if _drops_only(orig[c:d + 1], f.lines) and (
                     c != a and re.search(r"\w", f.lines[0]) or d != b and re.search(r"\w", f.lines[-1]))]
                 if moved:
@@ -136,12 +136,11 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
     return edits
 
 
-_IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|(?:const|let|var)\s+\w+\s*=\s*require\()")
 _IMPORT_SPEC = re.compile(r"\s*(?:[\w.]+\s+)?\"[^\"]+\"\s*$")      # a line of Go's `import (` block
 
 
 def _is_import(orig: list[str], i: int) -> bool:
-    if _IMPORT_LINE.match(orig[i]):
+    if IMPORT_LINE.match(orig[i]):
         return True
     if not _IMPORT_SPEC.match(orig[i]):
         return False
@@ -328,10 +327,6 @@ def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -
     if out:                           # the file's shown lines as edits of their own: the fragment's edges
         out += [(o, o + 1, [lines[j]]) for j, _, o, _ in parts if j not in covered]
     return out
-
-
-def _unchanged(region: list[str], lines: list[str]) -> bool:
-    return len(region) == len(lines) and all(_same(o, l) for o, l in zip(region, lines))
 
 
 def _drops_only(region: list[str], lines: list[str]) -> bool:

@@ -23,7 +23,7 @@ from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 
-__all__ = ["doubled_edge", "doubled_run", "header_name", "redefined"]
+__all__ = ["doubled_edge", "doubled_run", "header_name", "redefined", "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -31,6 +31,8 @@ _HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+
                      r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface)\s+\(?\s*([A-Za-z_$][\w$]*)"
                      r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?(?:get\s+|set\s+)?"
                      r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^={;]+)?\{\s*$")
+IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s"   # an import's first line
+                         r"|(?:const|let|var)\s+\w+\s*=\s*require\()")
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "with", "elif"}
 
 
