@@ -74,16 +74,12 @@ def _run_cli(case, tmp: Path):
 
 
 def engine_from(checkout: Path):
-    """`merge` of another checkout's engine (a git worktree of an older commit): the editable install
-    maps `redraft` to this checkout whatever the working directory, so a benchmark run inside a
-    worktree measures this checkout's code; the finder is pointed at the other one instead (the
-    cases, fixtures and scoring stay this checkout's, already imported)."""
+    """`merge` of another checkout's engine (bench/checkout.py; the cases, fixtures and scoring stay
+    this checkout's, already imported)."""
     import importlib
-    import __editable___redraft_0_1_0_finder as finder
-    for name in [m for m in sys.modules if m == "redraft" or m.startswith("redraft.")]:
-        del sys.modules[name]
-    finder.MAPPING.update({"redraft": str(checkout / "lsp_server"), "redraft.kernels": str(checkout / "kernels"),
-                           "redraft.model": str(checkout / "model")})
+
+    from checkout import use
+    use(checkout)
     return importlib.import_module("redraft.engine.apply").merge
 
 

@@ -59,11 +59,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# runs `redraft` from another checkout (--baseline): the editable install's finder maps the package
-# names to this checkout's folders; the child points them at the other one before importing
-_FROM = ("import sys, runpy, __editable___redraft_0_1_0_finder as f; r = sys.argv.pop(1); "
-         "f.MAPPING.update({'redraft': r + '/lsp_server', 'redraft.kernels': r + '/kernels', "
-         "'redraft.model': r + '/model'}); sys.argv[0] = 'redraft'; runpy.run_module('redraft', run_name='__main__')")
+# runs `redraft` from another checkout (--baseline): checkout.use points the editable install at it
+_FROM = (f"import sys, runpy; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import checkout; "
+         "checkout.use(sys.argv.pop(1)); sys.argv[0] = 'redraft'; runpy.run_module('redraft', run_name='__main__')")
 
 
 def start_server(max_batch: int | str, max_queue: int, threads: int = 0,
