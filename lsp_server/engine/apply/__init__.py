@@ -17,7 +17,9 @@ Design:
   the same name (a class/impl shown in the snippet is matched member by member when it adds nothing
   else; replacing a whole class that omits members is refused); a new definition goes after the
   previous matched definition of the fragment (or before the next one), or, when it follows a
-  marker at the end of the snippet, at the end of the file.  A Python definition that looks cut
+  marker at the end of the snippet, at the end of the file.  A Python function shown without its
+  decorators keeps them, but for a pytest `parametrize` of arguments its new signature lacks
+  (a deletion, reported).  A Python definition that looks cut
   short of the original (Python parses `if a:` without its `else`) is anchored by lines instead.
   Otherwise the fragment is anchored by lines: its first lines and its last lines must match the
   original (trailing whitespace ignored) at exactly one place, after the previous fragment (and,
@@ -51,7 +53,7 @@ from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.plan import plan as _plan, split as _split
-from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult
+from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult, Replacement
 from redraft.engine.syntax.languages import language_for
 
 __all__ = ["MergeResult", "MergeRefused", "Deletion", "merge", "is_marker", "MAX_BYTES"]
@@ -112,6 +114,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     weak: list = []
     idle: list = []
     edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens)
+    if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
+        edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out = _apply(orig, edits)

@@ -305,6 +305,20 @@ def _type_name(line: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _defined(line: str) -> str | None:
+    """The name a line defines: a definition's header, a type alias, a function written as a value."""
+    return header_name(line) or _type_name(line) or _arrow_name(line)
+
+
+def _redefining(orig: list[str], lines: list[str], pos: int, cands: list) -> list:
+    """Of candidates tied for best, those that take in the file's one definition (after `pos`) of
+    each name the fragment defines: the others would leave the name defined twice."""
+    names = Counter(n for n in map(_defined, lines) if n and n not in _NOT_NAMES)
+    found = Counter(n for n in map(_defined, orig[pos:]) if n in names)
+    at = [j for j in range(pos, len(orig)) if names[_defined(orig[j]) or ""] == found[_defined(orig[j]) or ""] == 1]
+    return [c for c in cands if all(c[1] <= j <= c[2] for j in at)] or cands
+
+
 def _code(ident: str, line: str) -> bool:
     """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
     followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
@@ -462,6 +476,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
+    if len(cands) > 1 and _redefining(orig, lines, pos, every) != every:
+        cands = _best(orig, lines, _redefining(orig, lines, pos, every), name, pos)
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
         # as dropped, takes in code the fragment rewrites (moved blocks) instead of doubling it

@@ -8,7 +8,7 @@ import re
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
-from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
+from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 
 __all__ = ["class_edits", "def_edits", "claims"]
 
@@ -116,6 +116,8 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                     not d.text[0].lstrip().startswith("@"):   # decorators the snippet leaves out stay
                 start = next((q for q in range(o.start, o.end + 1) if _indent(orig[q]) == _indent(orig[o.start])
                               and orig[q].lstrip().startswith(("def ", "async def ", "class "))), o.start)
+                edits.append((o.start, start, Replacement(_fitting_decorators(orig[o.start:start], d.text),
+                                                          "a `parametrize` for arguments the new signature lacks")))
             edits.append((start, o.end + 1, d.text))
             continue
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)
@@ -206,3 +208,23 @@ def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
     head = d.text[d.start - d.comment_start]
     stop = o.members[0].comment_start if o.members else o.end
     return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)
+
+
+_PARAMETRIZE = re.compile(r"\s*@pytest\.mark\.parametrize\(\s*(\([^)]*\)|\[[^\]]*\]|[\"'][^\"']*[\"'])")
+
+
+def _fitting_decorators(decorators: list[str], text: list[str]) -> list[str]:
+    """The decorators (lines) a function shown without them keeps: all but a `parametrize` whose
+    argument names the new signature no longer takes (pytest would fail on it: the snippet dropped it)."""
+    signature = " ".join(text)
+    signature = signature[signature.find("("):signature.find(":", signature.find(")"))]
+    params = set(re.findall(r"[A-Za-z_]\w*", signature))
+    starts = [i for i, l in enumerate(decorators) if l.lstrip().startswith("@") and
+              _indent(l) == _indent(decorators[0])] + [len(decorators)]
+    kept: list[str] = []
+    for s, e in zip(starts, starts[1:]):
+        m = _PARAMETRIZE.match(" ".join(l.strip() for l in decorators[s:e]))
+        names = set(re.findall(r"\w+", " ".join(re.findall(r"[\"']([^\"']*)[\"']", m.group(1))))) if m else set()
+        if names <= params:
+            kept.extend(decorators[s:e])
+    return kept

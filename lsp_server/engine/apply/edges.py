@@ -94,8 +94,9 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         if why is not None:
             ranges.append((s, e, why))
             continue
+        inside = getattr(lines, "why", INSIDE_WHY)
         if not lines:
-            ranges.append((s, e, INSIDE_WHY))
+            ranges.append((s, e, inside))
             continue
         new = [l.strip() for l in lines]
         sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], new, autojunk=False)
@@ -113,7 +114,7 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
                 if t:
                     moved[t] -= 1
                 if run is not None:
-                    ranges.append((run, q, INSIDE_WHY))
+                    ranges.append((run, q, inside))
                     run = None
     out: list[Deletion] = []
     defs = None

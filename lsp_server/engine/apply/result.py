@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Deletion", "MergeResult", "MergeRefused", "NotByName", "MAX_BYTES"]
+__all__ = ["Deletion", "MergeResult", "MergeRefused", "NotByName", "Replacement", "MAX_BYTES"]
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -29,6 +29,15 @@ class Deletion:
     def as_json(self) -> dict:
         return {"start": self.start, "end": self.end, "lines": self.lines, "why": self.why,
                 "definitions": list(self.definitions), "summary": self.summary()}
+
+
+class Replacement(list):
+    """An edit's new lines that say why the lines they leave out are deleted (when not because the
+    snippet omits them between two of its lines)."""
+
+    def __init__(self, lines: list[str], why: str):
+        super().__init__(lines)
+        self.why = why
 
 
 @dataclass
