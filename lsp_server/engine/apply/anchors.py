@@ -252,7 +252,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region."""
     want = [l.strip() for l in lines]
-    strong = [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
+    strong = [] if mirrored else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong else [c for c in cands if _framed(orig, want, c[1], c[2])]
     top = _top(orig, lines, want, strong or weak or cands, pos)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos)] != [top[0][1:3]]:

@@ -36,6 +36,8 @@ def class_edits(lang, orig: list[str], snip: list[str]):
     parsed = fragment_defs(lang, [body[i] for i in kept], frozenset(l.strip() for l in orig))
     if not parsed or len(parsed) != 1 or not parsed[0].members:
         return None
+    if len({m.key for m in parsed[0].members}) < len(parsed[0].members):
+        return None                                # a name twice: markers that skip past the class's end
     for m in parsed[0].members:                    # shown before any marker: a new member goes first
         m.first = not any(i < kept[m.comment_start] for i in inner)
     try:
@@ -149,19 +151,24 @@ def _alike(orig: list[str], o: Def, d: Def) -> bool:
 _TOKEN = re.compile(r"\w+|\S")
 
 
-def _likeness(orig: list[str], o: Def, d: Def) -> float:
+def _likeness(orig: list[str], o: Def, d: Def) -> tuple[float, float]:
     """How alike two definitions are, token by token (a short function whose every line changed
-    is still most like its old self)."""
-    return difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(orig[o.comment_start:o.end + 1])),
-                                   _TOKEN.findall("\n".join(d.text)), autojunk=False).ratio()
+    is still most like its old self), and how much of the snippet's definition the original has."""
+    new = _TOKEN.findall("\n".join(d.text))
+    sm = difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(orig[o.comment_start:o.end + 1])), new,
+                                 autojunk=False)
+    return sm.ratio(), sum(m.size for m in sm.get_matching_blocks()) / max(len(new), 1)
 
 
 def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     """The one candidate clearly most like the snippet's definition (a method shown without its
-    class, in a file where several classes have it), else all of them."""
-    scores = sorted(((_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
-    (best, i), (second, _) = scores[0], scores[1]
-    return [cands[i]] if best >= ALIKE and best - second >= ALIKE_MARGIN else cands
+    class, in a file where several classes have it), else all of them; not when the snippet's
+    definition is another one with lines left out (as likely a deletion there as a rewrite here)."""
+    scores = sorted(((*_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
+    (best, held, i), (second, _, _) = scores[0], scores[1]
+    if best >= ALIKE and best - second >= ALIKE_MARGIN and (held == 1 or all(h < 1 for _, h, _ in scores[1:])):
+        return [cands[i]]
+    return cands
 
 
 def _cut_short(orig: list[str], o: Def, d: Def) -> bool:

@@ -116,6 +116,11 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             if weak is not None:
                 weak.extend(weak_alternatives(orig, f.lines, a, b, f.marker_before, f.marker_after, args["name"]))
         except Ambiguous as e:
+            end = _at_file_end(lang, orig, f.lines, pos) if view and nxt is None and f.marker_after is None else None
+            if end is not None:       # what follows a snippet's last fragment is deleted: the file's end
+                edits.append((end[0], end[1] + 1, list(f.lines)))
+                pos = end[1] + 1
+                continue
             if "line is not in the file" not in str(e) and ("which the snippet " not in str(e) or
                                                             f.marker_before is None and f.marker_after is None):
                 raise MergeRefused(str(e)) from None
@@ -286,6 +291,25 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
     if first:
         return first
     raise _NoEdge()
+
+
+def _at_file_end(lang, orig: list[str], lines: list[str], pos: int) -> tuple[int, int] | None:
+    """(head, tail) of the file's last lines when the fragment's first lines (one with a word at
+    least) are exactly them and the rest is new and whole (definitions, statements): the new lines
+    go after them.
+    For the last fragment of a snippet with no marker after it, whose other places would delete
+    the rest of the file."""
+    end = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    for k in range(min(len(lines) - 1, end + 1 - pos), 0, -1):
+        part = lines[:k]
+        while part and not part[-1].strip():
+            part = part[:-1]
+        rest = lines[k:]
+        if part and any(re.search(r"\w", l) for l in part) and \
+                all(_same(orig[end - len(part) + 1 + i], t) for i, t in enumerate(part)) and \
+                any(l.strip() for l in rest) and _complete(lang, rest):
+            return end - len(part) + 1, end
+    return None
 
 
 def _doubles(orig: list[str], before: list[str], after: list[str], pos: int, a: int, b: int) -> bool:
