@@ -47,6 +47,13 @@ SOURCES = [
     ("dev", "pypi", "packaging", "21.3", "23.2"),
     ("dev", "pypi", "pluggy", "1.0.0", "1.3.0"),
     ("dev", "pypi", "itsdangerous", "2.0.1", "2.1.2"),
+    # session 33: more Python libraries and their tests (web, text, terminal, HTTP, CLI code)
+    ("dev", "pypi", "werkzeug", "2.2.3", "2.3.8"),
+    ("dev", "pypi", "flask", "2.2.5", "2.3.3"),
+    ("dev", "pypi", "markdown", "3.4.1", "3.5.2"),
+    ("dev", "pypi", "rich", "13.3.1", "13.7.0"),
+    ("dev", "pypi", "httpx", "0.23.3", "0.25.2"),
+    ("dev", "pypi", "typer", "0.7.0", "0.9.0"),
     ("heldout", "pypi", "jinja2", "3.0.3", "3.1.4"),
     ("heldout", "pypi", "requests", "2.27.1", "2.32.3"),
     ("heldout", "npm", "express", "4.17.1", "4.21.2"),

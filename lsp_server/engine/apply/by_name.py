@@ -13,6 +13,7 @@ from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, R
 __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
+NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
 
 
 def class_edits(lang, orig: list[str], snip: list[str]):
@@ -162,11 +163,13 @@ def _likeness(orig: list[str], o: Def, d: Def) -> tuple[float, float]:
 
 def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     """The one candidate clearly most like the snippet's definition (a method shown without its
-    class, in a file where several classes have it), else all of them; not when the snippet's
+    class, in a file where several classes have it: by ALIKE_MARGIN, or NEAR_MARGIN when the
+    next one differs from the snippet twice as much), else all of them; not when the snippet's
     definition is another one with lines left out (as likely a deletion there as a rewrite here)."""
     scores = sorted(((*_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
     (best, held, i), (second, _, _) = scores[0], scores[1]
-    if best >= ALIKE and best - second >= ALIKE_MARGIN and (held == 1 or all(h < 1 for _, h, _ in scores[1:])):
+    clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and 1 - second >= NEAR * (1 - best)
+    if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])):
         return [cands[i]]
     return cands
 
