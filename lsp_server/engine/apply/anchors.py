@@ -320,6 +320,29 @@ def _redefining(orig: list[str], lines: list[str], pos: int, cands: list) -> lis
     return [c for c in cands if all(c[1] <= j <= c[2] for j in at)] or cands
 
 
+_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")   # a typed parameter, an assignment
+
+
+def _orphans(orig: list[str], lines: list[str], a: int, b: int, reach: int = 30) -> bool:
+    """The region drops a line that binds a name (a parameter, an assignment) the fragment never
+    shows while the lines right after the region, in its block, still use it: a reading that
+    leaves the kept code with an unbound name."""
+    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
+    kept, shown = _kept(region, want), "\n".join(lines)
+    after = []
+    for l in orig[b + 1:b + 1 + reach]:
+        if l.strip() and _indent(l) < _indent(orig[a]):
+            break
+        after.append(l)
+    after_text = "\n".join(after)
+    for i, t in enumerate(region):
+        m = _BOUND.match(t) if i not in kept else None
+        if m and len(m.group(1)) > 2 and m.group(1) not in _NOT_NAMES and not shows(m.group(1), shown) and \
+                uses(m.group(1), after_text):
+            return True
+    return False
+
+
 def _code(ident: str, line: str) -> bool:
     """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
     followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
@@ -476,6 +499,12 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
                             "its region keeps (they would be in the file twice); show the lines between")
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
+    if len(cands) == 1 and len(every) > 1 and _orphans(orig, lines, cands[0][1], cands[0][2]):
+        kept = [c for c in every if c != cands[0] and not _orphans(orig, lines, c[1], c[2])]
+        try:
+            cands = _best(orig, lines, kept, name, pos) if kept else cands
+        except Ambiguous:             # (the others drop what the snippet does not show)
+            pass
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
     if len(cands) > 1 and _redefining(orig, lines, pos, every) != every:
         cands = _best(orig, lines, _redefining(orig, lines, pos, every), name, pos)
