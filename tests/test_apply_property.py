@@ -1,6 +1,7 @@
 """`redraft.engine.apply.merge` over whole real files: a lazy snippet for every function of three
 standard-library modules, and snippets cut at random places from an edited file in each language
-(exactly the edited file, or a refusal, never anything else)."""
+(exactly the edited file, or a refusal, never anything else; but a window without markers that is
+the start of one definition replaces it whole, its other lines deleted and reported)."""
 import argparse
 import ast
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from redraft.engine.apply import merge
+from redraft.engine.apply.by_name import WHOLE_WHY
 from test_apply import DIFFLIB, GO, JS, M, RUST, TEXTWRAP
 
 ARGPARSE = Path(argparse.__file__).read_text(encoding="utf-8")
@@ -92,7 +94,14 @@ def test_random_lazy_snippets_apply_exactly_or_refuse(src, language, marker):
                 b -= 1
             want = new[:b + 1] if pre else new[a:]
         r = merge(src, "\n".join(snippet) + "\n", language)
-        if r.ok:
+        if r.ok and not pre and not post and r.deletions and all(d.why == WHOLE_WHY for d in r.deletions):
+            # a window without markers that is one whole definition (its start) replaces it by
+            # name: what it leaves out of it is deleted and reported (the issue's convention)
+            got = r.text.rstrip("\n").split("\n")
+            rest = iter(new)
+            assert all(any(g == x for x in rest) for g in got) and pad + comment in got, (i, j, k)
+            assert len(new) - len(got) >= sum(d.lines for d in r.deletions), (i, j, k)
+        elif r.ok:
             assert r.text == "\n".join(want) + "\n", (i, j, k)
             applied += 1
         r = merge(src, "\n".join(snippet) + "\n", language, delete_unmarked=False)

@@ -20,7 +20,9 @@ Design:
   marker at the end of the snippet, at the end of the file.  A Python function shown without its
   decorators keeps them, but for a pytest `parametrize` of arguments its new signature lacks
   (a deletion, reported).  A Python definition that looks cut
-  short of the original (Python parses `if a:` without its `else`) is anchored by lines instead.
+  short of the original (Python parses `if a:` without its `else`) is anchored by lines instead,
+  unless the snippet is that definition alone without any marker: written out whole, it replaces
+  the original, and what it leaves out is deleted and reported.
   Otherwise the fragment is anchored by lines: its first lines and its last lines must match the
   original (trailing whitespace ignored) at exactly one place, after the previous fragment (and,
   after an indented marker, within the same block); the region between the two anchors is replaced.
@@ -113,7 +115,8 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
         not any(_same(o, frags[0].lines[0]) for o in orig)
     weak: list = []
     idle: list = []
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens)
+    whole = delete_unmarked and len(frags) == 1 and not any(is_marker(l) for l in snip)
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens, whole)
     if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,

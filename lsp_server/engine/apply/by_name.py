@@ -14,6 +14,7 @@ __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
+WHOLE_WHY = "left out of the definition the snippet writes out whole, without a marker"
 
 
 def class_edits(lang, orig: list[str], snip: list[str]):
@@ -65,10 +66,12 @@ def claims(lang, orig: list[str], parsed_all: list) -> dict[int, list[tuple[int,
     return out
 
 
-def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], pos: int | None):
+def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], pos: int | None,
+              whole: bool = False):
     """Edits replacing the original definitions named in `parsed`; new ones placed beside them.
     `pos`: the line after the previous fragment (a method shown without its class is looked for in
-    the class that fragment ended in)."""
+    the class that fragment ended in).  `whole`: the snippet is this fragment alone, without any
+    marker (a definition written out whole: one that ends early is not cut short, it is shorter)."""
     edits: list[tuple[int, int, list[str]]] = []
     unplaced: list[Def] = []
     matches: list[Def | None] = []
@@ -109,7 +112,7 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 if lost_names:
                     raise MergeRefused(f"`{d.name}` in the snippet omits `{'`, `'.join(lost_names[:3])}` of the "
                                        "file: show them or mark them with `... existing code ...`")
-            if lang.indent_blocks and _cut_short(orig, o, d):
+            if lang.indent_blocks and not whole and _cut_short(orig, o, d):
                 raise _NotByName()
             start = o.start               # the snippet's comments replace as many lines right above
             if d.has_comment:
@@ -121,7 +124,7 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                               and orig[q].lstrip().startswith(("def ", "async def ", "class "))), o.start)
                 edits.append((o.start, start, Replacement(_fitting_decorators(orig[o.start:start], d.text),
                                                           "a `parametrize` for arguments the new signature lacks")))
-            edits.append((start, o.end + 1, d.text))
+            edits.append((start, o.end + 1, Replacement(d.text, WHOLE_WHY) if whole else d.text))
             continue
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)
         after = next((m for m in matches[i + 1:] if m is not None), None)

@@ -57,11 +57,12 @@ def split(snippet: list[str]) -> list[Frag]:
 
 def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
          weak: list | None = None, idle: list | None = None,
-         opens: bool = False) -> list[tuple[int, int, list[str]]]:
+         opens: bool = False, whole: bool = False) -> list[tuple[int, int, list[str]]]:
     """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py);
     `idle`: (name, region, other regions where it would change lines) of each fragment anchored by
     its lines that changes nothing where it goes; `opens`: the snippet starts at the file's new first
-    line (anchors.anchor)."""
+    line (anchors.anchor); `whole`: the snippet is one fragment without any marker and what it omits is
+    deleted (a definition written out whole is not read as cut short: by_name.def_edits)."""
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -76,7 +77,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             if originals is None:
                 originals = collect_defs(lang, orig)
             try:
-                fe, unplaced = _def_edits(lang, orig, originals, parsed, pos if i > 0 else None)
+                fe, unplaced = _def_edits(lang, orig, originals, parsed, pos if i > 0 else None, whole=whole)
             except _NotByName:
                 parsed = None
         if parsed is not None and unplaced and not fe and _anchors_by_lines(orig, f.lines, pos):
