@@ -246,7 +246,8 @@ def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[i
     return [t for t in scored if t[0] == best]
 
 
-def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str, pos: int = 0):
+def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str, pos: int = 0,
+          opened: bool = False):
     """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
@@ -260,8 +261,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
-    if guard:
-        _no_lost_definitions(orig, lines, top[0][1], top[0][2], name)
+    if guard:                         # (`opened`: the snippet starts the file, what it leaves out there is gone)
+        _no_lost_definitions(orig, lines, top[0][1], top[0][2], name, outright=not (opened and top[0][1] == 0))
     return [t[:3] for t in top]
 
 
@@ -487,7 +488,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     every = cands
-    cands = _best(orig, lines, cands, name, pos)
+    cands = _best(orig, lines, cands, name, pos, opened=opens and at_start)
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
         twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
