@@ -31,7 +31,8 @@ import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _NOT_NAMES, IMPORT_LINE, doubled_edge, doubled_run, header_name, redefined
+from redraft.engine.apply.regions import (_NOT_NAMES, IMPORT_LINE, arrow_name, defined_name, doubled_edge, doubled_run,
+                                          header_name, redefined, type_name, unbound)
 from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["anchor", "same", "unchanged"]
@@ -185,18 +186,8 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
 
 def _unshown(line: str, shown: str) -> str | None:
     """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
-    ident = header_name(line) or _arrow_name(line)
+    ident = header_name(line) or arrow_name(line)
     return ident if ident and ident not in _NOT_NAMES and not shows(ident, shown) else None
-
-
-_ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:<[^=]*>\s*)?"
-                    r"(?:\([^)]*\)?|function\b)")
-
-
-def _arrow_name(line: str) -> str | None:
-    """The name a function written as a value defines (`export const f = (x) => ...`)."""
-    m = _ARROW.match(line)
-    return m.group(1) if m and ("=>" in line or "function" in line or line.rstrip().endswith(("(", ","))) else None
 
 
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
@@ -278,7 +269,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
     for i in range(b - a + 1):        # (even between unique anchors: the new lines would call what they remove)
-        ident = (header_name(orig[a + i]) or _type_name(orig[a + i])) if i not in kept else None
+        ident = (header_name(orig[a + i]) or type_name(orig[a + i])) if i not in kept else None
         if ident and ident not in _NOT_NAMES and _code(ident, orig[a + i]) and uses(ident, shown) and \
                 not _defines_name(ident, lines):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
@@ -302,46 +293,9 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
                             "show; show them or mark them with `... existing code ...`")
 
 
-def _type_name(line: str) -> str | None:
-    m = re.match(r"\s*(?:export\s+)?type\s+([A-Za-z_$][\w$]*)", line)
-    return m.group(1) if m else None
-
-
-def _defined(line: str) -> str | None:
-    """The name a line defines: a definition's header, a type alias, a function written as a value."""
-    return header_name(line) or _type_name(line) or _arrow_name(line)
-
-
-def _redefining(orig: list[str], lines: list[str], pos: int, cands: list) -> list:
-    """Of candidates tied for best, those that take in the file's one definition (after `pos`) of
-    each name the fragment defines: the others would leave the name defined twice."""
-    names = Counter(n for n in map(_defined, lines) if n and n not in _NOT_NAMES)
-    found = Counter(n for n in map(_defined, orig[pos:]) if n in names)
-    at = [j for j in range(pos, len(orig)) if names[_defined(orig[j]) or ""] == found[_defined(orig[j]) or ""] == 1]
-    return [c for c in cands if all(c[1] <= j <= c[2] for j in at)] or cands
-
-
-_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")   # a typed parameter, an assignment
-
-
-def _orphans(orig: list[str], lines: list[str], a: int, b: int, reach: int = 30) -> bool:
-    """The region drops a line that binds a name (a parameter, an assignment) the fragment never
-    shows while the lines right after the region, in its block, still use it: a reading that
-    leaves the kept code with an unbound name."""
-    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    kept, shown = _kept(region, want), "\n".join(lines)
-    after = []
-    for l in orig[b + 1:b + 1 + reach]:
-        if l.strip() and _indent(l) < _indent(orig[a]):
-            break
-        after.append(l)
-    after_text = "\n".join(after)
-    for i, t in enumerate(region):
-        m = _BOUND.match(t) if i not in kept else None
-        if m and len(m.group(1)) > 2 and m.group(1) not in _NOT_NAMES and not shows(m.group(1), shown) and \
-                uses(m.group(1), after_text):
-            return True
-    return False
+def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
+    region = [l.strip() for l in orig[c[1]:c[2] + 1]]
+    return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
 
 
 def _code(ident: str, line: str) -> bool:
@@ -500,15 +454,17 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
                             "its region keeps (they would be in the file twice); show the lines between")
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
-    if len(cands) == 1 and len(every) > 1 and _orphans(orig, lines, cands[0][1], cands[0][2]):
-        kept = [c for c in every if c != cands[0] and not _orphans(orig, lines, c[1], c[2])]
+    if len(cands) == 1 and len(every) > 1 and _unbound(orig, lines, cands[0]):
+        kept = [c for c in every if c != cands[0] and not _unbound(orig, lines, c)]
         try:
             cands = _best(orig, lines, kept, name, pos) if kept else cands
         except Ambiguous:             # (the others drop what the snippet does not show)
             pass
     cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
-    if len(cands) > 1 and _redefining(orig, lines, pos, every) != every:
-        cands = _best(orig, lines, _redefining(orig, lines, pos, every), name, pos)
+    taking = redefined(orig, lines, pos, reader=defined_name) if len(cands) > 1 else []
+    if taking:                        # tied: those that take in what the fragment defines again
+        taking = [c for c in every if all(c[1] <= j <= c[2] for j in taking)]
+        cands = _best(orig, lines, taking, name, pos) if taking else cands
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
         # as dropped, takes in code the fragment rewrites (moved blocks) instead of doubling it

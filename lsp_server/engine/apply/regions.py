@@ -15,15 +15,22 @@ called from anchors.anchor once the best candidate is known):
 * a doubled run: the fragment's first (last) two lines, both with words, found together once in the
   file, after the previous fragment and outside the chosen region, would be in the merged file
   twice.  The best candidate that takes them in wins; with none (they lie in another block than any
-  region that reaches the fragment's other end), the merge refuses."""
+  region that reaches the fragment's other end), the merge refuses;
+* the same for candidates tied for best: those that take in the file's one definition of a name
+  the fragment defines again (type aliases and functions written as values counted too) win;
+* an unbound name: a region that drops a line binding a name (a typed parameter, an assignment)
+  that the fragment never shows, while the lines right after it still use it, gives way to the
+  best candidate that does not."""
 from __future__ import annotations
 
 import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["doubled_edge", "doubled_run", "header_name", "redefined", "IMPORT_LINE"]
+__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "header_name", "redefined", "type_name",
+           "unbound", "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -68,16 +75,39 @@ def header_name(line: str) -> str | None:
     return m and (m.group(1) or m.group(2))
 
 
-def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> list[int]:
+def type_name(line: str) -> str | None:
+    """The name a type alias defines (`export type X = ...`)."""
+    m = re.match(r"\s*(?:export\s+)?type\s+([A-Za-z_$][\w$]*)", line)
+    return m.group(1) if m else None
+
+
+_ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:<[^=]*>\s*)?"
+                    r"(?:\([^)]*\)?|function\b)")
+
+
+def arrow_name(line: str) -> str | None:
+    """The name a function written as a value defines (`export const f = (x) => ...`)."""
+    m = _ARROW.match(line)
+    return m.group(1) if m and ("=>" in line or "function" in line or line.rstrip().endswith(("(", ","))) else None
+
+
+def defined_name(line: str) -> str | None:
+    """The name a line defines: a definition's header, a type alias, a function written as a value."""
+    return header_name(line) or type_name(line) or arrow_name(line)
+
+
+def redefined(orig: list[str], lines: list[str], pos: int, a: int = 0, b: int = -1,
+              reader=header_name) -> list[int]:
     """Definition headers of the file (after `pos`, outside [a, b]) whose name the fragment defines
     too at the same depth, not inside a definition the fragment opens (a class of its own), each name
     defined once in the file and once in the fragment: the merged file would define it twice (the
-    region kept the old definition and the fragment brings the new one)."""
+    region kept the old definition and the fragment brings the new one).  `reader`: the name a line
+    defines (header_name, or defined_name to count type aliases and functions written as values)."""
     shown: Counter[str] = Counter()
     depth: dict[str, int] = {}
     opened: list[int] = []                # depths of the headers the fragment shows
     for l in lines:
-        n = header_name(l)
+        n = reader(l)
         if not n or n in _NOT_NAMES:
             continue
         if not any(d < _indent(l) for d in opened):
@@ -88,7 +118,7 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> li
         return []
     at: dict[str, list[int]] = {}
     for j, l in enumerate(orig):
-        n = header_name(l)
+        n = reader(l)
         if n in shown:
             at.setdefault(n, []).append(j)
     return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
@@ -107,3 +137,25 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
         if len(at) == 1 and pos <= at[0] and not a <= at[0] <= b and not a <= at[0] + 1 <= b:
             out += [at[0], at[0] + 1]
     return out
+
+
+_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")   # a typed parameter, an assignment
+
+
+def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], reach: int = 30) -> bool:
+    """The region [a, b] drops (outside its `kept` lines) a line that binds a name (a typed parameter,
+    an assignment) the fragment never shows, while the lines right after the region, in its block,
+    still use it: the merged file would leave the kept code with an unbound name."""
+    shown, after = "\n".join(lines), []
+    for l in orig[b + 1:b + 1 + reach]:
+        if l.strip() and _indent(l) < _indent(orig[a]):
+            break
+        after.append(l)
+    after_text = "\n".join(after)
+    for i, t in enumerate(orig[a:b + 1]):
+        m = _BOUND.match(t) if i not in kept else None
+        if m and len(m.group(1)) > 2 and m.group(1) not in _NOT_NAMES and not shows(m.group(1), shown) and \
+                uses(m.group(1), after_text):
+            return True
+    return False
+
