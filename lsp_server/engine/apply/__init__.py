@@ -18,11 +18,11 @@ Design:
   else; replacing a whole class that omits members is refused); a new definition goes after the
   previous matched definition of the fragment (or before the next one), or, when it follows a
   marker at the end of the snippet, at the end of the file.  A Python function shown without its
-  decorators keeps them, but for a pytest `parametrize` of arguments its new signature lacks
-  (a deletion, reported).  A Python definition that looks cut
-  short of the original (Python parses `if a:` without its `else`) is anchored by lines instead,
-  unless the snippet is that definition alone without any marker: written out whole, it replaces
-  the original, and what it leaves out is deleted and reported.
+  decorators keeps them, but for a pytest `parametrize` of arguments its new signature lacks (a
+  deletion, reported).  A Python definition that looks cut short of the original (Python parses
+  `if a:` without its `else`) is anchored by lines instead, unless the snippet is that definition
+  alone without any marker: written out whole, it replaces the original, and what it leaves out
+  is deleted and reported.
   Otherwise the fragment is anchored by lines: its first lines and its last lines must match the
   original (trailing whitespace ignored) at exactly one place, after the previous fragment (and,
   after an indented marker, within the same block); the region between the two anchors is replaced.

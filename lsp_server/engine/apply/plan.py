@@ -297,9 +297,8 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
 def _at_file_end(lang, orig: list[str], lines: list[str], pos: int) -> tuple[int, int] | None:
     """(head, tail) of the file's last lines when the fragment's first lines (one with a word at
     least) are exactly them and the rest is new and whole (definitions, statements): the new lines
-    go after them.
-    For the last fragment of a snippet with no marker after it, whose other places would delete
-    the rest of the file."""
+    go after them.  For the last fragment of a snippet with no marker after it, whose other places
+    would delete the rest of the file."""
     end = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
     for k in range(min(len(lines) - 1, end + 1 - pos), 0, -1):
         part = lines[:k]
