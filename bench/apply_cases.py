@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import io
 import json
 import os
 import subprocess

@@ -29,7 +29,6 @@ Shapes (each snippet written as an assistant writes it, markers in the language'
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import os
 import re
@@ -173,7 +172,6 @@ def diff_cases(language: str, old: list[str], new: list[str]):
         elif not top and not bottom:
             lines = [l for t, a, b, c, d in changed for l in old[a:b] + new[c:d] if l.strip()]
             shape = "reorder" if lines and all(_IMPORT.match(l) for l in lines) else "delete-between"
-            ind = _ind(next((l for l in old[i1:i2] if l.strip()), ""))
             yield shape, [_marker(language, "")] + new[j1:j2] + [_marker(language, "")], truth
     yield from new_def_cases(language, lang, old, new)
 
