@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import json
 import random
+import re
 import site
 import sys
 import sysconfig
@@ -135,16 +136,21 @@ def build_corpus(out_dir: Path, roots: list[Path] | None = None, heldout_percent
     return manifest
 
 
-# The packages of bench/repo_lines.py (dev and held-out) are evaluation code: never trained on.
-# Corpora before session 29 held two of them as vendored copies (setuptools/_vendor/more_itertools,
-# pip/_vendor/tenacity); training now reads neither those names nor any `_vendor/` directory.
+# The packages of bench/repo_lines.py and of the apply benchmarks (dev and held-out) are evaluation
+# code: never trained on. Corpora before session 29 held two of the former as vendored copies
+# (setuptools/_vendor/more_itertools, pip/_vendor/tenacity), and corpora up to session 33 held many of
+# the latter (bench/apply_packages.txt); training now reads none of those names nor any `_vendor/`
+# directory.
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+_VERSION = re.compile(r"_v?\d[\w.+~]*$")          # npm's and Debian's directories carry the version
+
+
 def excluded_names(packages_file: Path | None = None) -> frozenset[str]:
-    """Module names of the benchmark packages (dev and held-out): never trained on."""
-    if packages_file is None:
-        packages_file = Path(__file__).resolve().parent.parent / "bench" / "repo_packages.txt"
+    """Module names of the benchmark packages (dev and held-out): never trained on.  `packages_file`:
+    one list instead of bench/repo_packages.txt and bench/apply_packages.txt."""
     names = set()
-    if packages_file.exists():
-        for line in packages_file.read_text().splitlines():
+    for f in [packages_file] if packages_file else [BENCH / "repo_packages.txt", BENCH / "apply_packages.txt"]:
+        for line in f.read_text().splitlines() if f.exists() else ():
             parts = line.split()
             if len(parts) >= 3 and not line.startswith("#"):
                 names.add(parts[2].replace("-", "_").lower())
@@ -152,8 +158,14 @@ def excluded_names(packages_file: Path | None = None) -> frozenset[str]:
 
 
 def held_back(path: str, names: frozenset[str]) -> bool:
+    """A file of a benchmark package: a part of its path is one of `names` (a directory without its
+    version, a module file), or a name that is a path (`js/debug`, Go's import paths) is in its
+    directories (without versions); or vendored."""
     parts = [p.lower() for p in path.replace("\\", "/").split("/")]
-    return "_vendor" in parts or any(p in names or p.removesuffix(".py") in names for p in parts)
+    dirs = [_VERSION.sub("", p.replace("-", "_")) for p in parts[:-1]]
+    inside = "/" + "/".join(dirs) + "/"
+    return "_vendor" in parts or any(p in names or p.removesuffix(".py") in names for p in parts) or \
+        bool(set(dirs) & names) or any("/" in n and f"/{n}/" in inside for n in names)
 
 
 def read_split(corpus_dir: Path, split: str) -> Iterator[dict]:

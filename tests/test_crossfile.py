@@ -72,17 +72,18 @@ def test_packages_group_by_site_packages_directory_and_leave_out_evaluation_code
     names = excluded_names()
     assert {"toolz", "more_itertools", "tenacity", "glom"} <= names   # dev and held-out packages of the bench
     recs = [{"path": p, "text": p} for p in (
-        "site-packages/requests/api.py", "site-packages/requests/models.py",
-        "python3.11/site-packages/attr/_make.py", "python3.11/json/decoder.py", "python3.11/json/encoder.py",
+        "site-packages/urllib3/poolmanager.py", "site-packages/urllib3/response.py",
+        "python3.11/site-packages/certifi/core.py", "python3.11/json/decoder.py", "python3.11/json/encoder.py",
+        "site-packages/requests/api.py", "python3.11/site-packages/attr/_make.py",   # apply benchmark packages
         "site-packages/setuptools/_vendor/more_itertools/more.py",      # vendored: a benchmark package
         "site-packages/pip/_vendor/rich/console.py",                    # vendored copies: never
         "site-packages/toolz/itertoolz.py", "site-packages/more_itertools/recipes.py")]
     assert held_back("site-packages/pip/_vendor/tenacity/__init__.py", names)
-    assert not held_back("site-packages/requests/api.py", names)
+    assert not held_back("site-packages/urllib3/poolmanager.py", names)
     groups = sorted(sorted(g) for g in packages(recs, names))
     assert groups == [["python3.11/json/decoder.py", "python3.11/json/encoder.py"],
-                      ["python3.11/site-packages/attr/_make.py"],
-                      ["site-packages/requests/api.py", "site-packages/requests/models.py"]]
+                      ["python3.11/site-packages/certifi/core.py"],
+                      ["site-packages/urllib3/poolmanager.py", "site-packages/urllib3/response.py"]]
 
 
 def test_training_rows_carry_a_snippet_of_their_own_package(shipped):
