@@ -27,7 +27,8 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from redraft.model.data import MAX_FILE_BYTES, CorpusError, _excluded, default_roots, humaneval_markers, is_heldout, read_split
+from redraft.model.data import (MAX_FILE_BYTES, CorpusError, _excluded, default_roots, excluded_names, held_back,
+                                humaneval_markers, is_heldout, read_split)
 
 SUFFIXES = {".py": "python", ".rs": "rust", ".go": "go", ".js": "javascript", ".mjs": "javascript",
             ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript",
@@ -105,10 +106,13 @@ def python_files(roots: list[Path]) -> Iterator[tuple[str, Path]]:
 
 
 def texts_by_language(corpus_dir: Path, split: str) -> dict[str, list[str]]:
-    """A corpus split's texts by language (records without one are Python, as model/data.py writes)."""
+    """A corpus split's texts by language (records without one are Python, as model/data.py writes),
+    the benchmark packages left out (model/data.py held_back), as training leaves them out."""
     out: dict[str, list[str]] = {}
+    names = excluded_names()
     for r in read_split(corpus_dir, split):
-        out.setdefault(r.get("lang", "python"), []).append(r["text"])
+        if not held_back(r["path"], names):
+            out.setdefault(r.get("lang", "python"), []).append(r["text"])
     return out
 
 

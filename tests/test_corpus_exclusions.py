@@ -44,3 +44,16 @@ def test_their_files_are_held_back_wherever_the_corpus_has_them():
                  "site-packages/urllib3/util/retry.py", "python3.11/json/decoder.py",
                  "go/usr/share/gocode/src/github.com/pkg/sftp/client.go"):
         assert not held_back(path, names), path
+
+
+def test_the_tokenizer_texts_leave_them_out_too(tmp_path):
+    import gzip
+    import json
+
+    from redraft.model.corpus import texts_by_language
+    rows = [{"path": "js/rxjs-7.8.2/dist/index.js", "text": "export const rx = 1;\n", "lang": "javascript"},
+            {"path": "js/react-19.3.1/index.js", "text": "export const react = 1;\n", "lang": "javascript"},
+            {"path": "site-packages/jinja2/nodes.py", "text": "class Node:\n    pass\n"}]
+    with gzip.open(tmp_path / "train.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    assert texts_by_language(tmp_path, "train") == {"javascript": ["export const react = 1;\n"]}
