@@ -38,20 +38,6 @@ CLASS = {
   }}
 }}
 """,
-    "typescript": """class {name} {{
-  render(items: Item[]): string {{
-    let total = 0;
-    for (const item of items) {{
-      total += item.size;
-    }}
-    if (total {cmp} this.limit) {{
-      throw new Overflow(total);
-    }}
-    this.log("{log}", total);
-    return this.format(total{fmt});
-  }}
-}}
-""",
     "rust": """impl {name} {{
     fn render(&self, items: &[Item]) -> String {{
         let mut total = 0;
@@ -67,6 +53,7 @@ CLASS = {
 }}
 """,
 }
+CLASS["typescript"] = CLASS["javascript"].replace("render(items) {{", "render(items: Item[]): string {{")
 LANGS = list(CLASS)
 
 

@@ -35,7 +35,7 @@ from redraft.engine.apply.regions import (_NOT_NAMES, IMPORT_LINE, arrow_name, d
                                           header_name, redefined, type_name, unbound)
 from redraft.engine.apply.usage import declared, shows, uses
 
-__all__ = ["anchor", "same", "unchanged"]
+__all__ = ["anchor", "last_text", "same", "unchanged"]
 
 MAX_HEADS = 400
 GONE = 5                          # see _no_lost_definitions
@@ -54,6 +54,11 @@ class Ambiguous(Exception):
 
 def same(a: str, b: str) -> bool:
     return a.rstrip() == b.rstrip()
+
+
+def last_text(orig: list[str]) -> int:
+    """The index of the file's last line with text (-1 for a blank file)."""
+    return max((j for j, l in enumerate(orig) if l.strip()), default=-1)
 
 
 def unchanged(region: list[str], lines: list[str]) -> bool:
@@ -382,7 +387,7 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
     """The candidate from the file's first line to its last non-blank one, if any, when that line
     (with a word in it) is also the fragment's last: a snippet with no marker that ends as the file
     does is the whole new file."""
-    last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    last = last_text(orig)
     end = next((l for l in reversed(lines) if l.strip()), "")
     if last < 0 or not same(orig[last], end) or not _worth(end.strip()):
         return None

@@ -7,7 +7,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.anchors import same as _same
+from redraft.engine.apply.anchors import last_text, same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
 from redraft.engine.apply.regions import header_name
 from redraft.engine.apply.result import Deletion, MergeRefused
@@ -54,15 +54,14 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
         if got is not None:
             edits.insert(0, (got[0], edits[0][0], got[1]))
     if at_end and final and edits[-1][2] and not _same(edits[-1][2][-1], final[-1]):
-        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1],
-                           max((j for j, l in enumerate(orig) if l.strip()), default=-1))
+        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1], last_text(orig))
         if got is not None:
             edits.append((edits[-1][1], got[0], got[1]))
     if at_start and edits[0][0] > 0:
         s, e, lines = edits[0]
         edge.append((0, s, FIRST_WHY))
         edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
-    last = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    last = last_text(orig)
     s, e, lines = edits[-1]
     if at_end and e <= last:
         edge.append((e, last + 1, LAST_WHY))

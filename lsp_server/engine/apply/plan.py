@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from redraft.engine.apply.ambiguity import weak_alternatives
-from redraft.engine.apply.anchors import Ambiguous, anchor, same as _same, unchanged
+from redraft.engine.apply.anchors import Ambiguous, anchor, last_text, same as _same, unchanged
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
@@ -299,7 +299,7 @@ def _at_file_end(lang, orig: list[str], lines: list[str], pos: int) -> tuple[int
     least) are exactly them and the rest is new and whole (definitions, statements): the new lines
     go after them.  For the last fragment of a snippet with no marker after it, whose other places
     would delete the rest of the file."""
-    end = max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+    end = last_text(orig)
     for k in range(min(len(lines) - 1, end + 1 - pos), 0, -1):
         part = lines[:k]
         while part and not part[-1].strip():

@@ -139,7 +139,8 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
     return out
 
 
-_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")   # a typed parameter, an assignment
+# a typed parameter, an assignment: not usage._PARAM, which also reads a block's `try:` / `else:` as one
+_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
 
 
 def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], reach: int = 30) -> bool:

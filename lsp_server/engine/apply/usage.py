@@ -96,7 +96,7 @@ def _declared(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in found if m))
 
 
-def _codeuses(lang, text: str, names=None) -> list[tuple[int, str]]:
+def _code_uses(lang, text: str, names=None) -> list[tuple[int, str]]:
     """(line, name) for each identifier in code (not in a comment or a string, nor `x.name`), of
     `names` only when given."""
     out: list[tuple[int, str]] = []
@@ -127,8 +127,8 @@ def dead_names(lang, orig: list[str], out: list[str], lo: int, hi: int, name: st
     names = _declared(orig[lo:hi])
     if not names:
         return None
-    before = _codeuses(lang, "\n".join(orig), names)
-    after = _codeuses(lang, "\n".join(out), names)
+    before = _code_uses(lang, "\n".join(orig), names)
+    after = _code_uses(lang, "\n".join(out), names)
     around = [d for d in defs or () if d.members is None and d.start < lo and hi <= d.end]
     if around:                        # the innermost function around them, and the same one merged
         d = max(around, key=lambda d: d.start)
@@ -162,7 +162,7 @@ def orphaned_locals(lang, orig: list[str], out: list[str], defs: list[Def], lo: 
         memo["defs"] = collect_defs(lang, out)
         memo["before"], memo["after"] = {}, {}
         for key, text in (("before", orig), ("after", out)):
-            for r, w in _codeuses(lang, "\n".join(text)):
+            for r, w in _code_uses(lang, "\n".join(text)):
                 memo[key].setdefault(w, []).append(r)
     now = [m for m in memo["defs"] if m.key == d.key and m.parent == d.parent]
     if len(now) != 1:
