@@ -258,6 +258,20 @@ def test_mercury_apply_reports_deletions_and_keeps_unmarked_lines_on_request(ser
     assert r.status_code == 400 and r.json()["error"]["param"] == "keep_unmarked"
 
 
+def test_mercury_apply_warns_of_lines_the_grammar_cannot_read(server):
+    """TypeScript overloads whose call signature returns a function type, which
+    tree-sitter-typescript reads with an ERROR: merged as written, named in `warnings`."""
+    from test_apply_grammar_gaps import GAPS, _snippet
+    marker, before, old, new, after, gap = GAPS["typescript"]
+    original, snippet = before + gap + old + gap + after, _snippet(marker, before, new, after, gap)
+    content = f"<|original_code|>\n{original}<|/original_code|>\n<|update_snippet|>\n{snippet}<|/update_snippet|>"
+    r = httpx.post(f"{server}/v1/apply/completions", timeout=30, json={
+        "model": "redraft", "language": "typescript", "messages": [{"role": "user", "content": content}]})
+    assert r.status_code == 200, r.text
+    assert r.json()["choices"][0]["message"]["content"] == before + gap + new + gap + after
+    assert r.json()["warnings"] == ["lines 4-5 do not parse (typescript grammar); merged as the snippet wrote them"]
+
+
 def test_an_api_key_is_required_when_set_and_compared():
     proc, base = start("--api-key", "sekret")
     try:

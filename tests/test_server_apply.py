@@ -138,7 +138,7 @@ async def test_edit_is_merge_result_in_hunks_for_the_version_utf16(client: Langu
     assert expected.ok, expected.reason
     summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 7})
     assert summary == {"applied": True, "version": 7, "hunks": 2, "linesAdded": 2, "linesRemoved": 1,
-                       "deletions": []}
+                       "deletions": [], "warnings": []}
     params = client.recorder.received[-1]
     assert params.label == "redraft: apply edit"
     assert params.edit.changes is None and len(params.edit.document_changes) == 1
@@ -289,7 +289,7 @@ async def test_client_that_does_not_apply_is_reported(client: LanguageClient):
     try:
         summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
         assert summary == {"applied": False, "version": 5, "hunks": 2, "linesAdded": 2, "linesRemoved": 1,
-                           "deletions": [], "failureReason": "the user said no"}
+                           "deletions": [], "warnings": [], "failureReason": "the user said no"}
         client.recorder.answer = {"status": "done"}                  # no ApplyWorkspaceEditResult
         summary = await apply_edit(client, {"uri": uri, "snippet": SNIPPET, "version": 5})
         assert summary["applied"] is False
@@ -305,7 +305,7 @@ async def test_snippet_that_changes_nothing_sends_nothing(client: LanguageClient
     snippet = f'{M}\ndef area(w, h):\n    return w * h\n{M}\n'
     assert merge(ORIGINAL, snippet, "python").text == ORIGINAL
     summary = await apply_edit(client, {"uri": uri, "snippet": snippet})
-    assert summary == {"applied": True, "version": 1, "hunks": 0, "linesAdded": 0, "linesRemoved": 0, "deletions": []}
+    assert summary == {"applied": True, "version": 1, "hunks": 0, "linesAdded": 0, "linesRemoved": 0, "deletions": [], "warnings": []}
     assert len(client.recorder.received) == before
 
 
@@ -355,3 +355,19 @@ async def test_deletion_summary_in_the_answer_in_each_language(client: LanguageC
     assert f"removed {OLD[lang][1]} `{OLD[lang][0]}`" in summary["deletions"][0]["summary"]
     edit = client.recorder.received[-1].edit.document_changes[0]
     assert applied(SRC[lang], edit.edits, "utf-16") == expected.text
+
+
+async def test_lines_the_grammar_cannot_read_are_warnings_in_the_answer(client: LanguageClient):
+    """A whole function with Python 3.13's type parameter default (the Python grammar reads an
+    ERROR there) is merged as written, and the answer's `warnings` name the line, as merge()'s do."""
+    from test_apply_grammar_gaps import GAPS, _snippet
+    marker, before, old, new, after, gap = GAPS["python"]
+    text, snippet = before + gap + old + gap + after, _snippet(marker, before, new, after, gap)
+    uri = "file:///gaps/first.py"
+    open_doc(client, uri, text, language="python", version=1)
+    expected = merge(text, snippet, "python")
+    assert expected.ok and expected.warnings == ["line 5 does not parse (python grammar); merged as the snippet wrote it"]
+    summary = await apply_edit(client, {"uri": uri, "snippet": snippet, "version": 1})
+    assert summary["applied"] and summary["warnings"] == expected.warnings
+    edit = client.recorder.received[-1].edit.document_changes[0]
+    assert applied(text, edit.edits, "utf-16") == expected.text

@@ -58,6 +58,8 @@ def main(argv: list[str]) -> int:
         return 1
     for d in res.deletions:
         print(f"redraft apply: {d.summary()}", file=sys.stderr)
+    for w in res.warnings:
+        print(f"redraft apply: warning: {w}", file=sys.stderr)
     if a.diff:
         sys.stdout.write("".join(difflib.unified_diff(original.splitlines(True), res.text.splitlines(True),
                                                fromfile=a.file, tofile=a.file)))

@@ -473,11 +473,12 @@ class _Api:
                            f"{BIG_DEADLINE:g} s (the file is too large to merge)", code="apply_refused") from None
         if not result.ok:
             raise ApiError(422, f"the snippet cannot be applied: {result.reason}", code="apply_refused")
-        # `deletions`: what the snippet omitted without a marker and the merge deleted (redraft's field)
+        # `deletions`: what the snippet omitted without a marker and the merge deleted; `warnings`: the
+        # snippet's own lines that the grammar cannot read, merged as written (redraft's fields)
         return chat_message(body, {**self.head("apply.completion", "apply"), "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": result.text}}],
             "usage": _usage(original + snippet, result.text),
-            "deletions": [d.as_json() for d in result.deletions]})
+            "deletions": [d.as_json() for d in result.deletions], "warnings": list(result.warnings)})
 
 async def _events(*events: tuple[str, str]) -> AsyncIterator[tuple[str, str]]:
     for e in events:

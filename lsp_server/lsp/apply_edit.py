@@ -71,6 +71,7 @@ class Plan:
     added: int = 0
     removed: int = 0
     deletions: tuple = ()             # the merge's deletions, as JSON objects
+    warnings: tuple = ()              # the snippet's own lines the grammar cannot read (merged as written)
 
 
 def _invalid(problem: str) -> JsonRpcInvalidParams:
@@ -124,7 +125,7 @@ def plan(doc: Document, snippet: str, encoding: str, document_changes: bool,
     edit = to_workspace_edit(doc.uri, doc.version, doc.text, hunks, encoding, document_changes)
     return Plan(edit=edit, hunks=len(hunks), added=sum(h.added for h in hunks),
                 removed=sum(h.end - h.start for h in hunks),
-                deletions=tuple(d.as_json() for d in result.deletions))
+                deletions=tuple(d.as_json() for d in result.deletions), warnings=tuple(result.warnings))
 
 
 class ApplyService:
@@ -162,7 +163,8 @@ class ApplyService:
             raise _failed(types.LSPErrorCodes.ContentModified,
                           f"refused as stale: {a.uri} changed while the snippet was merged; try again")
         out: dict[str, Any] = {"applied": True, "version": doc.version, "hunks": p.hunks,
-                               "linesAdded": p.added, "linesRemoved": p.removed, "deletions": list(p.deletions)}
+                               "linesAdded": p.added, "linesRemoved": p.removed, "deletions": list(p.deletions),
+                               "warnings": list(p.warnings)}
         if p.edit is None:
             return out  # the snippet changes nothing: nothing to send
         if a.confirm_deletions and p.deletions:

@@ -104,3 +104,36 @@ def test_apply_clipboard_asks_before_deleting_unshown_lines(session):
         if choice == 2:
             nv.nv.command("undo")
     assert buffer() == deleted.text and "class Old" not in buffer()
+
+
+LEVELS = """_G.redraft_levels = {}
+_G.redraft_notify = _G.redraft_notify or vim.notify
+vim.notify = function(msg, level, ...) table.insert(_G.redraft_levels, {msg, level}) return _G.redraft_notify(msg, level, ...) end"""
+
+
+def test_apply_clipboard_warns_of_lines_the_grammar_cannot_read(session):
+    """A whole function the snippet writes with Python 3.13's type parameter default, which the
+    Python grammar cannot read: merged as written, and the summary is a warning naming the line."""
+    from redraft.engine.apply import merge
+
+    nv = session
+    source = "def a():\n    return 1\n\n\ndef first(items):\n    return items[0]\n\n\ndef b():\n    return 2\n"
+    snippet = (f"{M}\n    return 1\n\n\ndef first[T = int](items: list[T]) -> T:\n    value = items[0]\n"
+               f"    return value\n\n\ndef b():\n{M}\n")
+    expected = merge(source, snippet, "python")
+    assert expected.ok and expected.warnings == [
+        "line 5 does not parse (python grammar); merged as the snippet wrote it"], (expected.reason, expected.warnings)
+    nv.edit("gaps.py", source)
+    nv.wait_attached()
+    buffer = lambda: "\n".join(nv.nv.current.buffer[:]) + "\n"  # noqa: E731
+    nv.lua(LEVELS)
+    try:
+        nv.nv.funcs.setreg("a", snippet)
+        nv.nv.command("RedraftApplyClipboard a")
+        wait_for(lambda: buffer() == expected.text, "the buffer to become merge()'s result", 30)
+        shown = lambda: [m for m in nv.lua("return _G.redraft_levels") if "applied the snippet" in m[0]]  # noqa: E731
+        [[msg, level]] = wait_for(shown, "the summary", 10)
+        assert msg.endswith("; warning: " + expected.warnings[0])
+        assert level == nv.lua("return vim.log.levels.WARN")
+    finally:
+        nv.lua("vim.notify = _G.redraft_notify")

@@ -29,7 +29,7 @@ export interface ExecuteCommandParams {
 export type Prepared = { ok: true; params: ExecuteCommandParams } | { ok: false; message: string };
 
 export interface Message {
-  level: 'info' | 'error';
+  level: 'info' | 'warning' | 'error';
   text: string;
 }
 
@@ -73,10 +73,13 @@ export function resultMessage(result: unknown): Message {
   }
   if (num('hunks') === 0) return { level: 'info', text: 'redraft: the snippet changes nothing in this file.' };
   const dels = deletionsOf(r);
+  // the snippet's own lines that the grammar cannot read, merged as written
+  const warnings = Array.isArray(r.warnings) ? r.warnings.filter((w): w is string => typeof w === 'string') : [];
   return {
-    level: 'info',
+    level: warnings.length ? 'warning' : 'info',
     text: `redraft: applied the snippet: ${plural(num('hunks'), 'change')}, +${num('linesAdded')} -${num('linesRemoved')} lines.` +
-      (dels.length ? ` ${dels.map((d) => d.summary).join('; ')}.` : ''),
+      (dels.length ? ` ${dels.map((d) => d.summary).join('; ')}.` : '') +
+      (warnings.length ? ` Warning: ${warnings.join('; ')}.` : ''),
   };
 }
 

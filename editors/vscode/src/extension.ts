@@ -221,6 +221,8 @@ function show(message: Message): void {
   if (message.level === 'error') {
     output.warn(message.text);
     void vscode.window.showErrorMessage(message.text);
+  } else if (message.level === 'warning') {
+    void vscode.window.showWarningMessage(message.text);
   } else {
     void vscode.window.showInformationMessage(message.text);
   }

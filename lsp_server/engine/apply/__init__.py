@@ -34,7 +34,9 @@ Design:
   again, a snippet whose lines fit one place only changes nothing and merges to the file itself.
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
-  ERROR/MISSING nodes than the original.  Line endings, the final newline and the indentation
+  ERROR/MISSING nodes than the original, leaving aside those inside top-level statements written
+  whole by the snippet (or replaced whole) that they have parsed alone: what the grammar cannot
+  read in the snippet's own lines is not the merge's doing.  Line endings, the final newline and the indentation
   style (tabs vs spaces and the space unit) of the original are kept; a snippet indented with
   spaces for a tab-indented file is converted when that is exact, otherwise refused.
 
@@ -50,7 +52,7 @@ import difflib
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.by_name import class_edits
-from redraft.engine.apply.definitions import _error_count, _indent
+from redraft.engine.apply.definitions import _error_count, _indent, own_errors
 from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
@@ -65,15 +67,16 @@ def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool =
     """`delete_unmarked=False`: keep every original line the snippet omits without a marker (the
     old keep-everything rule: deletion only inside a fragment's region)."""
     try:
-        text, deletions = _merge(original, snippet, language, delete_unmarked)
-        return MergeResult(True, text, deletions=deletions)
+        text, deletions, warnings = _merge(original, snippet, language, delete_unmarked)
+        return MergeResult(True, text, deletions=deletions, warnings=warnings)
     except MergeRefused as e:
         return MergeResult(False, reason=str(e))
     except Exception as e:  # noqa: BLE001 - defensive: a bug must refuse, never write a wrong file
         return MergeResult(False, reason=f"internal error: {type(e).__name__}: {e}")
 
 
-def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = True) -> tuple[str, list[Deletion]]:
+def _merge(original: str, snippet: str, language: str,
+           delete_unmarked: bool = True) -> tuple[str, list[Deletion], list[str]]:
     if "\x00" in original or "\x00" in snippet:
         raise MergeRefused("binary data (NUL bytes)")
     try:
@@ -121,7 +124,7 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
-    out = _apply(orig, edits)
+    out, written = _apply(orig, edits)
     if weak:
         refuse_dead_alternative(lang, orig, out, edits, weak, no_change_refused=delete_unmarked)
     if delete_unmarked:
@@ -131,9 +134,21 @@ def _merge(original: str, snippet: str, language: str, delete_unmarked: bool = T
     if sum(1 for l in out if is_marker(l)) > sum(1 for l in orig if is_marker(l)):
         raise MergeRefused("a marker line would remain in the result")
     text = nl.join(out) + (nl if final_nl and out else "")
-    if _error_count(lang, text) > _error_count(lang, original):
+    errors, own = own_errors(lang, text, written)           # the snippet's own lines aside, and
+    before, gone = own_errors(lang, original, [(s, e) for s, e, _ in edits])     # the lines it replaced
+    if errors - sum(n for *_, n in own) > before - sum(n for *_, n in gone):
         raise MergeRefused("the result does not parse as well as the original")
-    return text, dels
+    return text, dels, _unread(lang, own, gone)
+
+
+def _unread(lang, own: list, gone: list) -> list[str]:
+    """Warnings for the snippet's own lines that the grammar cannot read (merged as written), when
+    they are more than those of the lines they replaced."""
+    if sum(n for *_, n in own) <= sum(n for *_, n in gone):
+        return []
+    return [f"line {a + 1} does not parse ({lang.name} grammar); merged as the snippet wrote it" if a == b else
+            f"lines {a + 1}-{b + 1} do not parse ({lang.name} grammar); merged as the snippet wrote them"
+            for a, b, _ in own]
 
 
 def _refuse_idle(idle: list, elsewhere: bool) -> None:
@@ -150,7 +165,8 @@ def _refuse_idle(idle: list, elsewhere: bool) -> None:
                                "mark the lines it keeps with `... existing code ...`")
 
 
-def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:
+def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> tuple[list[str], list[tuple[int, int]]]:
+    """The result's lines, and the [start, end) spans of them that each edit wrote."""
     edits = sorted(edits, key=lambda e: (e[0], e[1]))
     for (s1, e1, _), (s2, e2, _) in zip(edits, edits[1:]):
         if s2 < e1 or (s1 == s2 == e1 == e2):
@@ -158,9 +174,11 @@ def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str
     out: list[str] = []
     kept: list[str] = []
     pos = 0
+    written: list[tuple[int, int]] = []
     for s, e, lines in edits:
         out.extend(orig[pos:s])
         kept.extend(orig[pos:s])
+        written.append((len(out), len(out) + len(lines)))
         out.extend(_as_written(orig[s:e], lines))
         pos = max(pos, e)
     out.extend(orig[pos:])
@@ -168,7 +186,7 @@ def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str
     it = iter(out)
     if not all(any(k is o for o in it) for k in kept):   # every kept line survives, in order
         raise MergeRefused("internal: a kept line was lost")
-    return out
+    return out, written
 
 
 def _as_written(old: list[str], new: list[str]) -> list[str]:

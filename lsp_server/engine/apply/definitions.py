@@ -26,6 +26,48 @@ def _error_count(lang, text: str, tree=None) -> int:
     return n
 
 
+def own_errors(lang, text: str, written: list[tuple[int, int]]) -> tuple[int, list[tuple[int, int, int]]]:
+    """(syntax errors in `text`, those of them that are the written lines' own: (first line, last
+    line, errors), 0-based).  An error is the
+    lines' own when it lies inside a run of lines the snippet wrote (`written`, [start, end) line
+    spans), before the run's last line, in a top-level statement that starts at one of the run's
+    lines, and that statement parsed alone has the same error: the error does not depend on where
+    the lines went.  A grammar that cannot read a construct (tree-sitter-typescript and a call
+    signature returning a function type, followed by another signature) is not the merge's doing."""
+    tree = lang.parser().parse(text.encode("utf-8"))
+    total = _error_count(lang, text, tree)
+    own: list[tuple[int, int, int]] = []
+    if not total:
+        return 0, own
+    tops = tree.root_node.children
+    for node in _error_nodes(tree.root_node):
+        a, b = node.start_point[0], node.end_point[0]
+        top = next((t for t in tops if t.start_byte <= node.start_byte and node.end_byte <= t.end_byte), None)
+        if top is None or top is node or not any(s <= top.start_point[0] <= a and b < e - 1 for s, e in written):
+            continue
+        if node.text in [n.text for n in _error_nodes(lang.parser().parse(top.text).root_node)]:
+            own.append((a, b, _error_count(lang, text, _Sub(node))))
+    return total, own
+
+
+def _error_nodes(root) -> list:
+    """The outermost ERROR / MISSING nodes under `root`."""
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            out.append(node)
+        elif node.has_error:
+            stack.extend(node.children)
+    return out
+
+
+class _Sub:
+    """A subtree read as a tree by `_error_count`."""
+    def __init__(self, node):
+        self.root_node = node
+
+
 _DEF_TYPES = {
     "python": {"function_definition", "class_definition", "decorated_definition"},
     "javascript": {"function_declaration", "generator_function_declaration", "class_declaration",

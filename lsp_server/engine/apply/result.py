@@ -46,6 +46,7 @@ class MergeResult:
     text: str = ""
     reason: str = ""
     deletions: list[Deletion] = field(default_factory=list)   # what the snippet omitted without a marker
+    warnings: list[str] = field(default_factory=list)   # the snippet's own lines the grammar cannot read
 
 
 class MergeRefused(Exception):

@@ -12,7 +12,8 @@ __all__ = ["dead_definitions", "dead_names", "orphaned_locals", "shows", "declar
 
 _WORD = re.compile(r"\w")
 _DECLARES = re.compile(
-    r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:static\s+)?"
+    r"\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:pub(?:\([\w:]+\))?\s+)?"
+    r"(?:(?:async|static|const|unsafe|safe|extern(?:\s+\"[^\"]*\")?)\s+)*"
     r"(?:def|class|function\*?|fn|func|struct|enum|trait|interface|type|const|let|var)\s+([A-Za-z_$][\w$]*)")
 _PARAM = re.compile(r"\s*(?:pub(?:\([\w:]+\))?\s+)?(?:(?:readonly|private|public|protected|mut)\s+)*"
                     r"([A-Za-z_$][\w$]*)\??\s*(?::(?!:)|=(?![=>]))")

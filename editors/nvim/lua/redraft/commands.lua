@@ -107,7 +107,12 @@ local function summary(result)
   for _, d in ipairs(type(result.deletions) == 'table' and result.deletions or {}) do
     if type(d) == 'table' and type(d.summary) == 'string' then msg = msg .. '; ' .. d.summary end
   end
-  return msg, vim.log.levels.INFO
+  local level = vim.log.levels.INFO
+  for _, w in ipairs(type(result.warnings) == 'table' and result.warnings or {}) do
+    -- the snippet's own lines that the grammar cannot read, merged as written
+    if type(w) == 'string' then msg, level = msg .. '; warning: ' .. w, vim.log.levels.WARN end
+  end
+  return msg, level
 end
 
 --- The question for an answer with needsConfirmation: each deletion ("deleted N lines at A-B

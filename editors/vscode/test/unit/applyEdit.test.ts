@@ -49,6 +49,15 @@ test('a summary of an applied edit is an info message with the counts', () => {
   });
 });
 
+test("the snippet's lines the grammar cannot read make the summary a warning that names them", () => {
+  const w = 'line 12 does not parse (typescript grammar); merged as the snippet wrote it';
+  assert.deepEqual(resultMessage({ applied: true, hunks: 1, linesAdded: 3, linesRemoved: 1, warnings: [w] }), {
+    level: 'warning',
+    text: `redraft: applied the snippet: 1 change, +3 -1 lines. Warning: ${w}.`,
+  });
+  assert.equal(resultMessage({ applied: true, hunks: 1, linesAdded: 1, linesRemoved: 1, warnings: [3] }).level, 'info');
+});
+
 test('an edit the editor did not apply is an error, with its reason when there is one', () => {
   assert.deepEqual(resultMessage({ applied: false, hunks: 2, failureReason: 'the user said no' }), {
     level: 'error',
