@@ -11,7 +11,9 @@ shapes, each a (file, lazy snippet, truth) triple:
 * ``multi``: up to three hunks of the file's diff (three lines of context each) with markers
   between and around them; truth: the old file with those hunks applied.  A hunk that only deletes
   lines at the very start or end of the file is left out: nothing in a snippet shows such a
-  deletion (the merge never deletes by omission).
+  deletion (the merge never deletes by omission).  Nor can a snippet show a deletion next to a
+  marker: a hunk whose context next to a deletion also fits inside the deleted lines (they end
+  alike) gets the context that tells the places apart (session 34).
 * ``new``: a definition that is new in NEW, shown after the unchanged definition that precedes it,
   between two markers; truth: the old file with the new definition inserted there.
 
@@ -177,6 +179,9 @@ def _function_cases(language, old, new, o, n):
         return
     shown = {0} if language == "python" else {0, len(B) - 1}
     for group in difflib.SequenceMatcher(None, A, B, autojunk=False).get_grouped_opcodes(2):
+        group = showable(A, group)          # a deletion next to a marker cannot be shown
+        if group is None:
+            return
         shown.update(range(group[0][3], group[-1][4]))
     ind = _indent(B[0])
     snip = [_marker(language, ind)] if o.comment_start > 0 else []
@@ -193,12 +198,47 @@ def _function_cases(language, old, new, o, n):
     yield "lazy", snip, truth, kept
 
 
+def showable(old: list[str], group: list) -> list | None:
+    """The diff group with its context widened until a deletion at its edge is shown, or None.
+    The snippet shows the group's context lines, then the lines after the deletion (or before it);
+    when the context before a deletion also occurs further on, ending inside the deleted lines (a
+    test deleted after another that ends alike: `)` and two blank lines), the snippet reads as
+    keeping them, and no snippet with that context can show the deletion.  The context is widened
+    until it occurs only where it is (likewise the context after a deletion, which must not also
+    start inside the deleted lines); a group whose context would reach past the file's start (end)
+    is left out, as a deletion at the very start (end) is."""
+    g = list(group)
+    if len(g) > 1 and g[-1][0] == "equal" and g[-2][0] == "delete":
+        _, a, b = g[-2][:3]
+        _, e1, d, f1, _ = g[-1]
+        while any(old[p:p + d - b] == old[b:d] for p in range(a, b)):
+            d += 1
+            if d > len(old):
+                return None
+        g[-1] = ("equal", e1, d, f1, f1 + d - e1)
+    if len(g) > 1 and g[0][0] == "equal" and g[1][0] == "delete":
+        _, a, b = g[1][:3]
+        _, c, e2, _, f2 = g[0]
+        while any(old[p:p + a - c] == old[c:a] for p in range(c + 1, b - (a - c) + 1)):
+            c -= 1
+            if c < 0:
+                return None
+        g[0] = ("equal", c, e2, f2 - (e2 - c), f2)
+    return g
+
+
 def _multi_cases(language, old, new, per_case: int = 3):
     groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(3))
     if groups and groups[0][0][0] == "delete" and groups[0][0][1] == 0:
         groups = groups[1:]           # lines deleted before the first shown line: implicit, not a case
     if groups and groups[-1][-1][0] == "delete" and groups[-1][-1][2] == len(old):
         groups = groups[:-1]          # ... or after the last one
+    # session 34: a deletion whose context also fits inside the deleted lines is shown with more
+    # context (or left out): such development cases were all refused or wrong, as no snippet shows it
+    shown = [showable(old, g) for g in groups]
+    groups = [g for i, g in enumerate(shown) if g is not None and
+              (i == 0 or shown[i - 1] is None or shown[i - 1][-1][2] <= g[0][1]) and
+              (i + 1 == len(shown) or shown[i + 1] is None or g[-1][2] <= shown[i + 1][0][1])]
     for k in range(0, len(groups), per_case):
         chunk = groups[k:k + per_case]
         snip: list[str] = []

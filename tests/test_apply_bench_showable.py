@@ -1,0 +1,67 @@
+"""The apply benchmark's case builders (bench/apply_cases.py, bench/apply_omission.py) never ask for
+a deletion that no snippet can show.
+
+A diff hunk's context is three lines.  When a deleted test ends as the one before it does (`    )`
+and two blank lines), the hunk's context before the deletion is those repeated lines: the snippet
+shows a marker, then `    )` and two blank lines, then the next test, and that reads as the end
+of the deleted test, kept.  Every one of the 32 development cases of that shape (22 release, one
+omission, 9 of the omission stress set) was refused or wrong whatever the merge did.  The builders
+now widen the context until the snippet shows a line that tells the places apart, or leave the
+hunk out when that would reach the file's start or end; 27 of those cases are then exact."""
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import apply_cases  # noqa: E402
+import apply_omission  # noqa: E402
+
+from redraft.engine.apply import merge  # noqa: E402
+
+
+def _test(name: str, arg: str) -> list[str]:
+    return [f"def {name}():", "    assert (", f"        convert({arg!r})", '        == "x"', "    )", "", ""]
+
+
+OLD = ["import io", "", ""] + _test("test_a", "a") + _test("test_b", "b") + ["def test_d():", "    pass"]
+NEW = ["import io", "", ""] + _test("test_a", "a") + ["def test_d():", "    pass"]
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def test_the_hunks_own_context_repeats_the_deleted_lines():
+    """The premise: difflib's context before the deleted test is lines the deleted test ends with."""
+    [group] = difflib.SequenceMatcher(None, OLD, NEW, autojunk=False).get_grouped_opcodes(3)
+    (_, c1, c2, _, _), (tag, a, b, _, _) = group[0], group[1]
+    assert tag == "delete" and OLD[c1:c2] == OLD[b - (c2 - c1):b]
+    widened = apply_cases.showable(OLD, group)
+    assert widened[0][1] < c1 and widened[1:] == list(group[1:])
+
+
+def test_a_multi_case_shows_a_line_that_tells_the_places_apart():
+    [(shape, snippet, truth, _)] = list(apply_cases._multi_cases("python", OLD, NEW))
+    assert shape == "multi" and truth == NEW
+    assert "        convert('a')" in snippet                # test_a's own line, before its `)`
+    r = merge(_text(OLD), _text(snippet), "python")
+    assert r.ok and r.text == _text(NEW), r.reason
+
+
+def test_an_omission_case_shows_it_too():
+    [(shape, snippet, truth)] = [c for c in apply_omission.diff_cases("python", OLD, NEW) if c[0] != "new-after"]
+    assert shape == "delete-between" and truth == NEW and "        convert('a')" in snippet
+    r = merge(_text(OLD), _text(snippet), "python")
+    assert r.ok and r.text == _text(NEW), r.reason
+
+
+def test_a_deletion_whose_context_would_need_the_files_end_is_left_out():
+    """`x`, `y` deleted before the file's last lines, `x`, `y`: no line after them tells the two
+    apart, so the hunk is left out (as a deletion at the file's very end is)."""
+    old = ["a = 1", "b = 2", "x = 1", "y = 2", "x = 1", "y = 2"]
+    group = [("equal", 0, 2, 0, 2), ("delete", 2, 4, 2, 2), ("equal", 4, 6, 2, 4)]
+    assert apply_cases.showable(old, group) is None
+    assert apply_cases.showable(old[:-1] + ["z = 3"], group) == group    # `z` differs from `y`: shown as is
