@@ -32,7 +32,7 @@ from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, IMPORT_LINE, arrow_name, defined_name, doubled_edge, doubled_run,
-                                          header_name, redefined, type_name, unbound)
+                                          header_name, in_new_definition, redefined, type_name, unbound)
 from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -280,7 +280,8 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
                             "define; show it or mark it with `... existing code ...`")
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
-            _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]):
+            _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]) and \
+            not _inside_new(orig, lines, runs[-1].b, region[runs[-1].a:]):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):
         ident = _unshown(orig[a + i], shown) if i not in kept else None
@@ -323,6 +324,13 @@ def _defines_name(ident: str, lines: list[str]) -> bool:
             return True
         importing = importing and t.endswith(("{", ",", "("))
     return False
+
+
+def _inside_new(orig: list[str], lines: list[str], j: int, tail: list[str]) -> bool:
+    """The fragment's closing run (from lines[j], one line with words) lies in the body of a
+    definition the fragment brings and the file does not have: a new line that the file also has
+    further on, by chance, rather than an anchor."""
+    return sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, j)
 
 
 def _once(orig: list[str], seq: list[str]) -> bool:

@@ -15,7 +15,8 @@ called from anchors.anchor once the best candidate is known):
 * a doubled run: the fragment's first (last) two lines, both with words, found together once in the
   file, after the previous fragment and outside the chosen region, would be in the merged file
   twice.  The best candidate that takes them in wins; with none (they lie in another block than any
-  region that reaches the fragment's other end), the merge refuses;
+  region that reaches the fragment's other end), the merge refuses.  Neither rule holds for lines
+  inside a definition the fragment brings and the file does not have: new code may repeat a line;
 * the same for candidates tied for best: those that take in the file's one definition of a name
   the fragment defines again (type aliases and functions written as values counted too) win;
 * an unbound name: a region that drops a line binding a name (a typed parameter, an assignment)
@@ -29,8 +30,8 @@ from collections import Counter
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "header_name", "redefined", "type_name",
-           "unbound", "IMPORT_LINE"]
+__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "header_name", "in_new_definition",
+           "redefined", "type_name", "unbound", "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -47,6 +48,19 @@ def _strip(lines: list[str]) -> list[str]:
     return [l.strip() for l in lines]
 
 
+def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
+    """The fragment's line `lines[j]` lies in the body of a definition the fragment brings and the
+    file does not have (by name): new code, which may well repeat a line the file has elsewhere."""
+    level = _indent(lines[j])
+    for h in range(j - 1, -1, -1):            # the blocks around it, innermost first
+        if lines[h].strip() and _indent(lines[h]) < level:
+            ident = header_name(lines[h])
+            if ident:
+                return not any(header_name(o) == ident for o in orig)
+            level = _indent(lines[h])
+    return False
+
+
 def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> int | None:
     """The file line that the region [a, b] leaves out and the merged file would have twice (see
     the module's docstring), or None."""
@@ -55,7 +69,7 @@ def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) ->
     k = 0                               # weak last lines
     while k < n - 1 and not _WORD.search(want[n - 1 - k]):
         k += 1
-    if k and want.count(want[n - 1 - k]) == 1:
+    if k and want.count(want[n - 1 - k]) == 1 and not in_new_definition(orig, lines, n - 1 - k):
         at = [j for j, t in enumerate(file) if t == want[n - 1 - k]]
         if len(at) == 1 and at[0] > b and file[at[0] + 1:at[0] + 1 + k] == want[n - k:] == file[b - k + 1:b + 1]:
             return at[0]
@@ -130,8 +144,9 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
     the file after `pos` and outside the region [a, b]: the merged file would have them twice."""
     want, file = _strip(lines), _strip(orig)
     out: list[int] = []
-    for run in (want[:2], want[-2:]):
-        if len(want) < 4 or not all(_WORD.search(t) for t in run):
+    for run, at_end in ((want[:2], False), (want[-2:], True)):
+        if len(want) < 4 or not all(_WORD.search(t) for t in run) or \
+                at_end and in_new_definition(orig, lines, len(want) - 2):
             continue
         at = [j for j in range(len(file) - 1) if file[j] == run[0] and file[j + 1] == run[1]]
         if len(at) == 1 and pos <= at[0] and not a <= at[0] <= b and not a <= at[0] + 1 <= b:
