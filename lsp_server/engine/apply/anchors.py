@@ -333,6 +333,12 @@ def _inside_new(orig: list[str], lines: list[str], j: int, tail: list[str]) -> b
     return sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, j)
 
 
+def _ends_block(orig: list[str], b: int, indent: int) -> bool:
+    """The file's first line with text after line `b` is indented `indent` or less (or there is none)."""
+    nxt = next((l for l in orig[b + 1:] if l.strip()), None)
+    return nxt is None or _indent(nxt) <= indent
+
+
 def _once(orig: list[str], seq: list[str]) -> bool:
     """`seq` (stripped lines) occurs exactly once in the file."""
     n, k = len(orig), len(seq)
@@ -404,7 +410,8 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
-           avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False) -> tuple[int, int]:
+           avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
+           closes: int | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -416,7 +423,10 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     [start, end) ranges that later fragments replace by name (candidates overlapping them lose).
     `others`: gets the other candidate regions (head, tail).  `opens`: the snippet starts at the file's
     new first line (no marker before it, lines it omits deleted): a new first line takes the file's
-    start for its anchor whatever the lines before its first kept one are (they are deleted)."""
+    start for its anchor whatever the lines before its first kept one are (they are deleted).
+    `closes`: new lines follow the fragment, less indented than its last line (a new method after
+    the lines that end another): it ends its block, so places where the file's block goes on after
+    it lose, when there are others."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
     if not heads and at_start and _opens_file(orig, lines):
@@ -450,6 +460,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if not cands:
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
             raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
+    if closes is not None:            # the fragment ends its block: the file's next line is no deeper
+        ended = [c for c in cands if _ends_block(orig, c[2], closes)]
+        cands = ended or cands
     if avoid:                         # lines a later fragment replaces by name are not this one's
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
