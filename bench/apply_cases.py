@@ -58,6 +58,12 @@ SOURCES = [
     ("heldout", "pypi", "jinja2", "3.0.3", "3.1.4"),
     ("heldout", "pypi", "requests", "2.27.1", "2.32.3"),
     ("heldout", "npm", "express", "4.17.1", "4.21.2"),
+    # session 34: a fresh held-out split, built the same way from packages no session had opened (the
+    # held-out split above had been run eight times): run once, at the end of a session's work
+    ("fresh", "pypi", "marshmallow", "3.19.0", "3.20.1"),
+    ("fresh", "pypi", "structlog", "22.3.0", "23.2.0"),
+    ("fresh", "pypi", "pyparsing", "3.0.9", "3.1.1"),
+    ("fresh", "npm", "ws", "8.13.0", "8.16.0"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
