@@ -37,7 +37,7 @@ def _text(lines: list[str]) -> str:
 def test_the_hunks_own_context_repeats_the_deleted_lines():
     """The premise: difflib's context before the deleted test is lines the deleted test ends with."""
     [group] = difflib.SequenceMatcher(None, OLD, NEW, autojunk=False).get_grouped_opcodes(3)
-    (_, c1, c2, _, _), (tag, a, b, _, _) = group[0], group[1]
+    (_, c1, c2, _, _), (tag, _, b, _, _) = group[0], group[1]
     assert tag == "delete" and OLD[c1:c2] == OLD[b - (c2 - c1):b]
     widened = apply_cases.showable(OLD, group)
     assert widened[0][1] < c1 and widened[1:] == list(group[1:])

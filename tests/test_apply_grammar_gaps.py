@@ -90,12 +90,16 @@ INSIDE = {
                "    # ... existing code ...\n        return items[:1]\n\n"
                "    def first[T = int](self, items: list[T]) -> T:\n        return items[0]\n\n"
                "    def last(self, items):\n    # ... existing code ...\n"),
-    "javascript": ("export class Counter {\n  step = 1;\n  count = 0;\n  bump() {\n    this.count += this.step;\n  }\n}\n",
-                   "  // ... existing code ...\n  step = 1;\n  accessor count = 0;\n  bump() {\n  // ... existing code ...\n"),
+    "javascript": ("export class Counter {\n  step = 1;\n  count = 0;\n  bump() {\n"
+                   "    this.count += this.step;\n  }\n}\n",
+                   "  // ... existing code ...\n  step = 1;\n  accessor count = 0;\n  bump() {\n"
+                   "  // ... existing code ...\n"),
     "typescript": ("export namespace L {\n  export const head = 1\n  export const take: {\n"
                    "    <A>(self: List<A>, n: number): List<A>\n  } = dual(2, takeImpl)\n}\n",
-                   "  // ... existing code ...\n  export const take: {\n    (n: number): <A>(self: List<A>) => List<A>\n"
-                   "    <A>(self: List<A>, n: number): List<A>\n  } = dual(2, takeImpl)\n// ... existing code ...\n"),
+                   "  // ... existing code ...\n  export const take: {\n"
+                   "    (n: number): <A>(self: List<A>) => List<A>\n"
+                   "    <A>(self: List<A>, n: number): List<A>\n  } = dual(2, takeImpl)\n"
+                   "// ... existing code ...\n"),
     "rust": ('unsafe extern "C" {\n    pub fn labs(x: i64) -> i64;\n    pub fn abs(x: i32) -> i32;\n'
              "    pub fn exit(code: i32);\n}\n",
              "    // ... existing code ...\n    pub fn labs(x: i64) -> i64;\n    pub safe fn abs(x: i32) -> i32;\n"

@@ -34,11 +34,13 @@ Design:
   again, a snippet whose lines fit one place only changes nothing and merges to the file itself.
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
-  ERROR/MISSING nodes than the original, leaving aside those inside top-level statements written
-  whole by the snippet (or replaced whole) that they have parsed alone: what the grammar cannot
-  read in the snippet's own lines is not the merge's doing.  Line endings, the final newline and the indentation
-  style (tabs vs spaces and the space unit) of the original are kept; a snippet indented with
-  spaces for a tab-indented file is converted when that is exact, otherwise refused.
+  ERROR/MISSING nodes than the original, leaving aside the snippet's own (inside a top-level
+  statement that starts among the lines it wrote, before their last one, which has them parsed
+  alone; likewise for the lines it replaced): what the grammar cannot read in the snippet's lines
+  is not the merge's doing, and is merged as written with a warning (MergeResult.warnings).  Line
+  endings, the final newline and the indentation style (tabs vs spaces and the space unit) of the
+  original are kept; a snippet indented with spaces for a tab-indented file is converted when that
+  is exact, otherwise refused.
 
 Modules: result (MergeResult, Deletion, MergeRefused), markers, indentation, definitions
 (tree-sitter definitions), plan (fragments -> edits), by_name (fragments of whole definitions),
@@ -52,7 +54,7 @@ import difflib
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.by_name import class_edits
-from redraft.engine.apply.definitions import _error_count, _indent, own_errors
+from redraft.engine.apply.definitions import _indent, own_errors
 from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker

@@ -32,7 +32,7 @@ from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, IMPORT_LINE, arrow_name, defined_name, doubled_edge, doubled_run,
-                                          header_name, in_new_definition, redefined, type_name, unbound)
+                                          ends_block, header_name, in_new_definition, redefined, type_name, unbound)
 from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -279,9 +279,10 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
                 not _defines_name(ident, lines):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
                             "define; show it or mark it with `... existing code ...`")
+    tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
-            _once(orig, region[:runs[0].size]) and _once(orig, region[runs[-1].a:]) and \
-            not _inside_new(orig, lines, runs[-1].b, region[runs[-1].a:]):
+            _once(orig, region[:runs[0].size]) and _once(orig, tail) and \
+            not (sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):
         ident = _unshown(orig[a + i], shown) if i not in kept else None
@@ -324,19 +325,6 @@ def _defines_name(ident: str, lines: list[str]) -> bool:
             return True
         importing = importing and t.endswith(("{", ",", "("))
     return False
-
-
-def _inside_new(orig: list[str], lines: list[str], j: int, tail: list[str]) -> bool:
-    """The fragment's closing run (from lines[j], one line with words) lies in the body of a
-    definition the fragment brings and the file does not have: a new line that the file also has
-    further on, by chance, rather than an anchor."""
-    return sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, j)
-
-
-def _ends_block(orig: list[str], b: int, indent: int) -> bool:
-    """The file's first line with text after line `b` is indented `indent` or less (or there is none)."""
-    nxt = next((l for l in orig[b + 1:] if l.strip()), None)
-    return nxt is None or _indent(nxt) <= indent
 
 
 def _once(orig: list[str], seq: list[str]) -> bool:
@@ -461,7 +449,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
             raise Ambiguous(f"{name}: its {where} line is not in the file (after the previous fragment)")
     if closes is not None:            # the fragment ends its block: the file's next line is no deeper
-        ended = [c for c in cands if _ends_block(orig, c[2], closes)]
+        ended = [c for c in cands if ends_block(orig, c[2], closes)]
         cands = ended or cands
     if avoid:                         # lines a later fragment replaces by name are not this one's
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands

@@ -15,8 +15,12 @@ def _indent(line: str) -> int:
 
 
 def _error_count(lang, text: str, tree=None) -> int:
-    tree = tree or lang.parser().parse(text.encode("utf-8"))
-    n, stack = 0, [tree.root_node]
+    return _errors_under((tree or lang.parser().parse(text.encode("utf-8"))).root_node)
+
+
+def _errors_under(root) -> int:
+    """ERROR and MISSING nodes in the tree under `root`, itself included."""
+    n, stack = 0, [root]
     while stack:
         node = stack.pop()
         if node.is_error or node.is_missing:
@@ -27,13 +31,13 @@ def _error_count(lang, text: str, tree=None) -> int:
 
 
 def own_errors(lang, text: str, written: list[tuple[int, int]]) -> tuple[int, list[tuple[int, int, int]]]:
-    """(syntax errors in `text`, those of them that are the written lines' own: (first line, last
-    line, errors), 0-based).  An error is the
-    lines' own when it lies inside a run of lines the snippet wrote (`written`, [start, end) line
-    spans), before the run's last line, in a top-level statement that starts at one of the run's
-    lines, and that statement parsed alone has the same error: the error does not depend on where
-    the lines went.  A grammar that cannot read a construct (tree-sitter-typescript and a call
-    signature returning a function type, followed by another signature) is not the merge's doing."""
+    """(syntax errors in `text`, those of them that are the written lines' own, as (first line,
+    last line, errors), 0-based).  An error is the lines' own when it lies inside a run of lines
+    the snippet wrote (`written`, [start, end) line spans), before the run's last line, in a
+    top-level statement that starts at one of the run's lines, and that statement parsed alone has
+    the same error: the error does not depend on where the lines went.  A grammar that cannot read
+    a construct (tree-sitter-typescript and a call signature returning a function type, followed by
+    another signature) is not the merge's doing."""
     tree = lang.parser().parse(text.encode("utf-8"))
     total = _error_count(lang, text, tree)
     own: list[tuple[int, int, int]] = []
@@ -46,7 +50,7 @@ def own_errors(lang, text: str, written: list[tuple[int, int]]) -> tuple[int, li
         if top is None or top is node or not any(s <= top.start_point[0] <= a and b < e - 1 for s, e in written):
             continue
         if node.text in [n.text for n in _error_nodes(lang.parser().parse(top.text).root_node)]:
-            own.append((a, b, _error_count(lang, text, _Sub(node))))
+            own.append((a, b, _errors_under(node)))
     return total, own
 
 
@@ -60,12 +64,6 @@ def _error_nodes(root) -> list:
         elif node.has_error:
             stack.extend(node.children)
     return out
-
-
-class _Sub:
-    """A subtree read as a tree by `_error_count`."""
-    def __init__(self, node):
-        self.root_node = node
 
 
 _DEF_TYPES = {

@@ -278,8 +278,9 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
         if (lo, hi) == (0, n) or not _enough(orig, part) or not _complete(lang, lines[:lo] + lines[hi:]) or \
                 not _defines(lines[:lo] + lines[hi:]) or head and _indent(part[0]) > _indent(head[0]):
             continue            # (a shown part indented deeper than the new lines before it is their body's end)
-        after = next((l for l in lines[hi:] if l.strip()), None)        # new lines after it, less indented:
-        closes = _indent(after) if after is not None and _indent(after) < _indent(part[-1]) else None  # it ends a block
+        # new lines after the shown part, less indented than its last line: it ends its block
+        after = next((l for l in lines[hi:] if l.strip()), None)
+        closes = _indent(after) if after is not None and _indent(after) < _indent(part[-1]) else None
         try:
             a, b = anchor(orig, part, **{**args, "marker_after": args["marker_after"] if hi == n else None},
                           closes=closes)

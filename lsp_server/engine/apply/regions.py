@@ -30,8 +30,8 @@ from collections import Counter
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "header_name", "in_new_definition",
-           "redefined", "type_name", "unbound", "IMPORT_LINE"]
+__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "ends_block", "header_name",
+           "in_new_definition", "redefined", "type_name", "unbound", "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -59,6 +59,13 @@ def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
                 return not any(header_name(o) == ident for o in orig)
             level = _indent(lines[h])
     return False
+
+
+def ends_block(orig: list[str], b: int, indent: int) -> bool:
+    """The file's first line with text after line `b` is indented `indent` or less (or there is
+    none): a region ending at `b` ends its block there, as new lines less indented after it say."""
+    nxt = next((l for l in orig[b + 1:] if l.strip()), None)
+    return nxt is None or _indent(nxt) <= indent
 
 
 def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> int | None:
