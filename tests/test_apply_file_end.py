@@ -13,46 +13,30 @@ import pytest
 
 from redraft.engine.apply import merge
 
-# (three definitions, each closing with the same lines; a new one closing alike; the marker)
-FILES = {
-    "python": ([["def test_one(self):", "    self.check(", "        'one',", "        extensions=['x']", "    )"],
-                ["def test_two(self):", "    self.check(", "        'two',", "        extensions=['x']", "    )"],
-                ["def test_three(self):", "    self.check(", "        'three',", "        extensions=['x']", "    )"]],
-               ["def test_four(self):", "    self.check(", "        'four',", "        extensions=['x']", "    )"],
-               "# ... existing code ..."),
-    "javascript": ([["test('one', () => {", "  check('one', {", "    extensions: ['x'],", "  });", "});"],
-                    ["test('two', () => {", "  check('two', {", "    extensions: ['x'],", "  });", "});"],
-                    ["test('three', () => {", "  check('three', {", "    extensions: ['x'],", "  });", "});"]],
-                   ["test('four', () => {", "  check('four', {", "    extensions: ['x'],", "  });", "});"],
-                   "// ... existing code ..."),
-    "typescript": ([["export function one(): Result {", "  return check('one', {", "    extensions: ['x'],", "  });", "}"],
-                    ["export function two(): Result {", "  return check('two', {", "    extensions: ['x'],", "  });", "}"],
-                    ["export function three(): Result {", "  return check('three', {", "    extensions: ['x'],",
-                     "  });", "}"]],
-                   ["export function four(): Result {", "  return check('four', {", "    extensions: ['x'],", "  });", "}"],
-                   "// ... existing code ..."),
-    "go": ([["func TestOne(t *testing.T) {", "\tcheck(t, \"one\",", "\t\t[]string{\"x\"})", "}"],
-            ["func TestTwo(t *testing.T) {", "\tcheck(t, \"two\",", "\t\t[]string{\"x\"})", "}"],
-            ["func TestThree(t *testing.T) {", "\tcheck(t, \"three\",", "\t\t[]string{\"x\"})", "}"]],
-           ["func TestFour(t *testing.T) {", "\tcheck(t, \"four\",", "\t\t[]string{\"x\"})", "}"],
+# a test named `n` (`N` capitalized) that closes with the same lines as every other, and the marker
+TESTS = {
+    "python": (lambda n, N: [f"def test_{n}(self):", "    self.check(", f"        '{n}',", "        extensions=['x']",
+                             "    )"], "# ... existing code ..."),
+    "javascript": (lambda n, N: [f"test('{n}', () => {{", f"  check('{n}', {{", "    extensions: ['x'],", "  });",
+                                 "});"], "// ... existing code ..."),
+    "typescript": (lambda n, N: [f"export function {n}(): Result {{", f"  return check('{n}', {{",
+                                 "    extensions: ['x'],", "  });", "}"], "// ... existing code ..."),
+    "go": (lambda n, N: [f"func Test{N}(t *testing.T) {{", f"\tcheck(t, \"{n}\",", "\t\t[]string{\"x\"})", "}"],
            "// ... existing code ..."),
-    "rust": ([["fn one() {", "    check(\"one\", &[", "        \"x\",", "    ]);", "}"],
-              ["fn two() {", "    check(\"two\", &[", "        \"x\",", "    ]);", "}"],
-              ["fn three() {", "    check(\"three\", &[", "        \"x\",", "    ]);", "}"]],
-             ["fn four() {", "    check(\"four\", &[", "        \"x\",", "    ]);", "}"],
+    "rust": (lambda n, N: [f"fn {n}() {{", f"    check(\"{n}\", &[", "        \"x\",", "    ]);", "}"],
              "// ... existing code ..."),
 }
+# (three definitions, each closing with the same lines; a new one closing alike; the marker)
+FILES = {lang: ([test(n, n.capitalize()) for n in ("one", "two", "three")], test("four", "Four"), marker)
+         for lang, (test, marker) in TESTS.items()}
 LANGS = list(FILES)
-
-
-def _gap(lang: str) -> list[str]:
-    return [""]
+GAP = [""]                      # between definitions
 
 
 def _file(lang: str, defs: list[list[str]]) -> list[str]:
     out = ["package checks", ""] if lang == "go" else []
     for k, d in enumerate(defs):
-        out += d + (_gap(lang) if k < len(defs) - 1 else [])
+        out += d + (GAP if k < len(defs) - 1 else [])
     return out
 
 
@@ -63,7 +47,7 @@ def _text(lines: list[str]) -> str:
 @pytest.mark.parametrize("lang", LANGS)
 def test_new_definition_after_the_file_s_alike_last_lines_is_appended(lang):
     defs, new, m = FILES[lang]
-    snippet = [m] + defs[-1][-3:] + _gap(lang) + new
+    snippet = [m] + defs[-1][-3:] + GAP + new
     r = merge(_text(_file(lang, defs)), _text(snippet), lang)
     assert r.ok, r.reason
     assert r.text == _text(_file(lang, defs + [new]))
@@ -73,7 +57,7 @@ def test_new_definition_after_the_file_s_alike_last_lines_is_appended(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_with_a_marker_after_it_no_definition_is_rewritten(lang):
     defs, new, m = FILES[lang]
-    snippet = [m] + defs[-1][-3:] + _gap(lang) + new + [m]
+    snippet = [m] + defs[-1][-3:] + GAP + new + [m]
     r = merge(_text(_file(lang, defs)), _text(snippet), lang)
     assert not r.ok and "more than one place" in r.reason or r.text == _text(_file(lang, defs + [new]))
 
@@ -81,8 +65,8 @@ def test_with_a_marker_after_it_no_definition_is_rewritten(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_when_other_lines_end_the_file_no_definition_is_rewritten(lang):
     defs, new, m = FILES[lang]
-    src = _file(lang, defs) + _gap(lang) + (["// the end"] if lang != "python" else ["# the end"])
-    snippet = [m] + defs[-1][-3:] + _gap(lang) + new
+    src = _file(lang, defs) + GAP + (["// the end"] if lang != "python" else ["# the end"])
+    snippet = [m] + defs[-1][-3:] + GAP + new
     r = merge(_text(src), _text(snippet), lang)
     assert not r.ok or r.text.startswith(_text(_file(lang, defs + [new])))
     assert all(not d.definitions for d in r.deletions)

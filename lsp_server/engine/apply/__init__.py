@@ -138,16 +138,14 @@ def _merge(original: str, snippet: str, language: str,
     text = nl.join(out) + (nl if final_nl and out else "")
     errors, own = own_errors(lang, text, written)           # the snippet's own lines aside, and
     before, gone = own_errors(lang, original, [(s, e) for s, e, _ in edits])     # the lines it replaced
-    if errors - sum(n for *_, n in own) > before - sum(n for *_, n in gone):
+    mine, theirs = sum(n for *_, n in own), sum(n for *_, n in gone)
+    if errors - mine > before - theirs:
         raise MergeRefused("the result does not parse as well as the original")
-    return text, dels, _unread(lang, own, gone)
+    return text, dels, _unread(lang, own) if mine > theirs else []
 
 
-def _unread(lang, own: list, gone: list) -> list[str]:
-    """Warnings for the snippet's own lines that the grammar cannot read (merged as written), when
-    they are more than those of the lines they replaced."""
-    if sum(n for *_, n in own) <= sum(n for *_, n in gone):
-        return []
+def _unread(lang, own: list) -> list[str]:
+    """Warnings for the snippet's own lines that the grammar cannot read (merged as written)."""
     return [f"line {a + 1} does not parse ({lang.name} grammar); merged as the snippet wrote it" if a == b else
             f"lines {a + 1}-{b + 1} do not parse ({lang.name} grammar); merged as the snippet wrote them"
             for a, b, _ in own]

@@ -38,20 +38,22 @@ def own_errors(lang, text: str, written: list[tuple[int, int]]) -> tuple[int, li
     the same error: the error does not depend on where the lines went.  A grammar that cannot read
     a construct (tree-sitter-typescript and a call signature returning a function type, followed by
     another signature) is not the merge's doing."""
-    tree = lang.parser().parse(text.encode("utf-8"))
-    total = _error_count(lang, text, tree)
+    root = lang.parser().parse(text.encode("utf-8")).root_node
+    nodes = _error_nodes(root)
     own: list[tuple[int, int, int]] = []
-    if not total:
-        return 0, own
-    tops = tree.root_node.children
-    for node in _error_nodes(tree.root_node):
+    alone: dict[int, list[bytes]] = {}    # a top-level statement's errors parsed alone, by its id
+    for node in nodes:
         a, b = node.start_point[0], node.end_point[0]
-        top = next((t for t in tops if t.start_byte <= node.start_byte and node.end_byte <= t.end_byte), None)
-        if top is None or top is node or not any(s <= top.start_point[0] <= a and b < e - 1 for s, e in written):
+        top = node
+        while top.parent is not None and top.parent.id != root.id:
+            top = top.parent              # the top-level statement around it
+        if top.id == node.id or not any(s <= top.start_point[0] <= a and b < e - 1 for s, e in written):
             continue
-        if node.text in [n.text for n in _error_nodes(lang.parser().parse(top.text).root_node)]:
+        if top.id not in alone:
+            alone[top.id] = [n.text for n in _error_nodes(lang.parser().parse(top.text).root_node)]
+        if node.text in alone[top.id]:
             own.append((a, b, _errors_under(node)))
-    return total, own
+    return sum(map(_errors_under, nodes)), own
 
 
 def _error_nodes(root) -> list:
