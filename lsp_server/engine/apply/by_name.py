@@ -14,6 +14,7 @@ __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
+TWIN = 0.9                         # a line this alike to another (difflib ratio) may be its edit
 WHOLE_WHY = "left out of the definition the snippet writes out whole, without a marker"
 
 
@@ -174,7 +175,29 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and 1 - second >= NEAR * (1 - best)
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])):
         return [cands[i]]
-    return cands
+    if any(h == 1 for _, h, _ in scores):
+        return cands
+    return _told(orig, cands, d)
+
+
+def _told(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
+    """The one candidate whose own lines (lines no other candidate has) the snippet shows, when it
+    shows no other's (`test_drop_class` in both `TestInclude` and `TestExclude`, the snippet's body
+    calling `exclude`), else all of them.  Not when one line tells and it is a small edit of another
+    candidate's line: the snippet's edit may have made it (a type renamed in one impl of a trait)."""
+    own = [{l.strip() for l in orig[o.comment_start:o.end + 1] if re.search(r"\w", l)} for o in cands]
+    shown = {l.strip() for l in d.text}
+    telling = [(own[k] - set().union(*own[:k], *own[k + 1:])) & shown for k in range(len(cands))]
+    told = [k for k, lines in enumerate(telling) if lines]
+    if len(told) != 1:
+        return cands
+    k = told[0]
+    if len(telling[k]) == 1:
+        line, = telling[k]
+        if any(difflib.SequenceMatcher(None, line, x, autojunk=False).ratio() >= TWIN
+               for x in set().union(*own[:k], *own[k + 1:])):
+            return cands
+    return [cands[k]]
 
 
 def _cut_short(orig: list[str], o: Def, d: Def) -> bool:

@@ -1,0 +1,85 @@
+"""Issue 43: a method shown without its class, in a file where two classes have it, each a little
+different.  The shape, from real releases (attrs' test_filters.py: `test_drop_class` in both
+`TestInclude` and `TestExclude`, the snippet's rewrite calling `exclude`; httpx's sync and async
+clients; Python Markdown's pattern classes): token by token both places are about as like the
+snippet, and it was refused as matching more than one place.  The lines one place has and the
+other lacks tell them apart: when the snippet shows such lines of one place only, that place is
+rewritten.  Twins, still refused: the two places alike line for line; and one telling line that
+is a small edit of the other place's line (pydantic-core's `strict_datetime`: a type renamed in
+one impl of a trait made it read as the other impl).  In four languages: Go's methods are named
+with their receiver, so two of them never share a name."""
+from __future__ import annotations
+
+import pytest
+
+from redraft.engine.apply import merge
+
+MARK = {"python": "# ... existing code ...", "rust": "// ... existing code ..."}
+LANGS = ["python", "javascript", "typescript", "rust"]
+
+
+def _method(lang: str, doc: str, call: str, extra: str | None = None) -> list[str]:
+    """A method `drop` whose body calls `call`, with a one-line comment `doc` (and an `extra` check)."""
+    if lang == "python":
+        return ["    def test_drop(self, value):", f'        """{doc}"""', f"        f = {call}",
+                *([f"        assert {extra}"] if extra else []), "        assert f(value) is False"]
+    if lang == "rust":
+        return ["    fn drop(&self, value: i32) -> bool {", f"        // {doc}", f"        let f = {call};",
+                *([f"        assert!({extra});"] if extra else []), "        !f(value)", "    }"]
+    typed = "value: number): boolean" if lang == "typescript" else "value)"
+    return [f"  drop({typed} {{", f"    // {doc}", f"    const f = {call};",
+            *([f"    console.assert({extra});"] if extra else []), "    return f(value) === false;", "  }"]
+
+
+def _class(lang: str, name: str, body: list[str]) -> list[str]:
+    if lang == "python":
+        return [f"class Test{name}:", *body]
+    if lang == "rust":
+        return [f"impl Filter for {name} {{", *body, "}"]
+    return [f"class {name} {{", *body, "}"]
+
+
+def _file(lang: str, a: list[str], b: list[str]) -> str:
+    gap = [""] * (2 if lang == "python" else 1)
+    return "\n".join(_class(lang, "Include", a) + gap + _class(lang, "Exclude", b)) + "\n"
+
+
+CALLS = {"python": ("include(int)", "exclude(int)"), "rust": ("include(value)", "exclude(value)")}
+EXTRA = {"python": "f(None) is None", "rust": "!f(0)"}
+
+
+def _calls(lang: str) -> tuple[str, str]:
+    return CALLS.get(lang, ("include(Number)", "exclude(Number)"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_place_whose_own_lines_the_snippet_shows_is_rewritten(lang):
+    inc, exc = _calls(lang)
+    a, b = _method(lang, "Drop what is not included.", inc), _method(lang, "Drop what is excluded.", exc)
+    new = _method(lang, "Drop what is excluded.", exc, extra=EXTRA.get(lang, "f(null) === null"))
+    r = merge(_file(lang, a, b), "\n".join(new) + "\n", lang)
+    assert r.ok, r.reason
+    assert r.text == _file(lang, a, new)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_two_places_alike_line_for_line_are_refused(lang):
+    inc, _ = _calls(lang)
+    a = _method(lang, "Drop what is not included.", inc)
+    new = _method(lang, "Drop what is not included.", inc, extra=EXTRA.get(lang, "f(null) === null"))
+    r = merge(_file(lang, a, a), "\n".join(new) + "\n", lang)
+    assert not r.ok
+    assert "matches more than one place" in r.reason
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_telling_line_that_is_an_edit_of_the_other_place_is_refused(lang):
+    """The places differ in one line (`strict=True` / `strict=False`); the snippet rewrites the
+    first one's and so shows the second one's line: as likely an edit here as a rewrite there."""
+    inc, _ = _calls(lang)
+    strict, loose = (inc.replace(")", f", {flag}, DEFAULT_OPTIONS)") for flag in ("true", "false"))
+    a, b = _method(lang, "Drop what is not included.", strict), _method(lang, "Drop what is not included.", loose)
+    new = _method(lang, "Drop what is not included.", loose, extra=EXTRA.get(lang, "f(null) === null"))
+    r = merge(_file(lang, a, b), "\n".join(new) + "\n", lang)
+    assert not r.ok
+    assert "matches more than one place" in r.reason
