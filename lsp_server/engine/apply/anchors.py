@@ -399,7 +399,7 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
-           closes: int | None = None) -> tuple[int, int]:
+           closes: int | None = None, then: tuple[str, int] | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -414,7 +414,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     start for its anchor whatever the lines before its first kept one are (they are deleted).
     `closes`: new lines follow the fragment, less indented than its last line (a new method after
     the lines that end another): it ends its block, so places where the file's block goes on after
-    it lose, when there are others."""
+    it lose, when there are others.  `then`: the next fragment's first line and the indentation of
+    the marker before it: of places that fit alike, the one after which that line follows is taken
+    (_leads_to)."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge = False
     if not heads and at_start and _opens_file(orig, lines):
@@ -486,9 +488,30 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         want = [l.strip() for l in lines]
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
+    if len(cands) > 1 and then is not None:
+        cands = _leads_to(orig, cands, *then)
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
     if others is not None:
         others.extend((c[1], c[2]) for c in every if (c[1], c[2]) != (a, b))
     return a, b
+
+
+def _leads_to(orig: list[str], cands: list[tuple[int, int, int]], first: str, indent: int) -> list[tuple[int, int, int]]:
+    """The one candidate after which the next fragment's first line comes under the marker between
+    them (no line less indented than the marker before it: `def __init__(` shown in several classes,
+    a marker in its body, then a line found in one class's `__init__` only), else the one after which
+    it comes at all (the same call shown twice, each with its own new line); else all of them."""
+    def follows(end: int, strict: bool) -> bool:
+        for j in range(end + 1, len(orig)):
+            if same(orig[j], first):
+                return True
+            if strict and orig[j].strip() and _indent(orig[j]) < indent:
+                return False
+        return False
+    for strict in (True, False):
+        led = [c for c in cands if follows(c[2], strict)]
+        if len(led) == 1:
+            return led
+    return cands
