@@ -121,7 +121,7 @@ def _merge(original: str, snippet: str, language: str,
     weak: list = []
     idle: list = []
     whole = delete_unmarked and len(frags) == 1 and not any(is_marker(l) for l in snip)
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens, whole)
+    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens, whole, delete_unmarked)
     if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,

@@ -46,6 +46,7 @@ RUN = 3                           # weight of a region line in the fragment's le
 LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
 REPLACED = 1.25                   # ... and counts this much against the line's cost (_agreement)
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
+TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
 
 
 class Ambiguous(Exception):
@@ -399,7 +400,8 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
-           closes: int | None = None, then: tuple[str, int] | None = None) -> tuple[int, int]:
+           closes: int | None = None, then: tuple[str, int] | None = None,
+           tails: list | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -416,9 +418,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     the lines that end another): it ends its block, so places where the file's block goes on after
     it lose, when there are others.  `then`: the next fragment's first line and the indentation of
     the marker before it: of places that fit alike, the one after which that line follows is taken
-    (_leads_to)."""
+    (_leads_to).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
+    that ends its block may then replace the block's old last lines with unlike new ones (else it
+    is refused), and TAIL_WHY is appended to the list when it does."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
-    edge = False
+    edge, dropping = False, False
     if not heads and at_start and _opens_file(orig, lines):
         heads = [0]                   # new lines first, then the file's own first lines
     elif not heads and at_start and orig:
@@ -436,14 +440,16 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             inner = _innermost(orig, heads, pos, marker_before, lambda a: a)
             if len(inner) > 1:
                 raise Ambiguous(f"{name}: matches more than one place in the file")
-            cands, edge = [_to_block_end(orig, lines, inner[0], base)], True   # it ends its block
+            cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
         whole = _whole_file(orig, lines, cands) if at_start and at_end else None
-        cands = [c for c in cands if _replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
+        kept = [c for c in cands if _replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
+        dropping = not kept and edge == "block" and tails is not None
+        cands = cands if dropping else kept
         if not cands and whole:       # a whole new file: it may drop any line but no definition
             _no_lost_definitions(orig, lines, whole[1], whole[2], name, outright=False)
             return whole[1], whole[2]
@@ -493,6 +499,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
+    if edge and dropping:
+        tails.append(TAIL_WHY)
     if others is not None:
         others.extend((c[1], c[2]) for c in every if (c[1], c[2]) != (a, b))
     return a, b

@@ -102,7 +102,7 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         ops = sm.get_opcodes()
         moved = Counter(t for tag, _, _, j1, j2 in ops if tag in ("insert", "replace") for t in new[j1:j2] if t)
         for tag, i1, i2, _, _ in ops:
-            if tag != "delete":
+            if tag != "delete" and not (tag == "replace" and getattr(lines, "drops", False)):
                 continue
             run = None                # a line the fragment shows elsewhere moved: it is not deleted
             for q in range(s + i1, s + i2 + 1):

@@ -13,7 +13,7 @@ from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_ed
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.regions import _HEADER, IMPORT_LINE
-from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName
+from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 
 __all__ = ["Frag", "split", "plan"]
 
@@ -57,12 +57,14 @@ def split(snippet: list[str]) -> list[Frag]:
 
 def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
          weak: list | None = None, idle: list | None = None,
-         opens: bool = False, whole: bool = False) -> list[tuple[int, int, list[str]]]:
+         opens: bool = False, whole: bool = False, drops: bool = True) -> list[tuple[int, int, list[str]]]:
     """`weak`: gets the spans that the other reading of a fragment's weak edge deletes (ambiguity.py);
     `idle`: (name, region, other regions where it would change lines) of each fragment anchored by
     its lines that changes nothing where it goes; `opens`: the snippet starts at the file's new first
     line (anchors.anchor); `whole`: the snippet is one fragment without any marker and what it omits is
-    deleted (a definition written out whole is not read as cut short: by_name.def_edits)."""
+    deleted (a definition written out whole is not read as cut short: by_name.def_edits); `drops`:
+    lines the snippet leaves out are deleted (a fragment ending its block may replace the block's
+    old last lines with unlike ones: anchors.anchor `tails`)."""
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0                               # anchored fragments must start at or after this line
     originals: list[Def] | None = None
@@ -103,7 +105,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             continue
         args = dict(pos=pos, marker_before=f.marker_before if i > 0 else None, marker_after=f.marker_after,
                     name=f"fragment `{_first_line(f.lines)}`",
-                    avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())])
+                    avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())],
+                    tails=[] if drops else None)
         try:
             others: list = []
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
@@ -138,7 +141,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                 pos = b + 1                                                              # snippet's blank line
                 continue
         a, b = _moved_imports(orig, f.lines, a, b, pos)
-        edits.append((a, b + 1, list(f.lines)))
+        tails = args["tails"]
+        edits.append((a, b + 1, Replacement(list(f.lines), tails[-1], drops=True) if tails else list(f.lines)))
         pos = b + 1
     return edits
 

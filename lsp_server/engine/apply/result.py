@@ -33,11 +33,12 @@ class Deletion:
 
 class Replacement(list):
     """An edit's new lines that say why the lines they leave out are deleted (when not because the
-    snippet omits them between two of its lines)."""
+    snippet omits them between two of its lines); `drops`: so are the lines they replace with
+    unlike ones."""
 
-    def __init__(self, lines: list[str], why: str):
+    def __init__(self, lines: list[str], why: str, drops: bool = False):
         super().__init__(lines)
-        self.why = why
+        self.why, self.drops = why, drops
 
 
 @dataclass
