@@ -4,7 +4,9 @@ different.  The shape, from real releases (attrs' test_filters.py: `test_drop_cl
 clients; Python Markdown's pattern classes): token by token both places are about as like the
 snippet, and it was refused as matching more than one place.  The lines one place has and the
 other lacks tell them apart: when the snippet shows such lines of one place only, that place is
-rewritten.  Twins, still refused: the two places alike line for line; and one telling line that
+rewritten.  And a method whose signature names its class, as that class's method does (werkzeug's
+`__iter__(self) -> "_RangeWrapper"` in four classes, rewritten without the quotes), goes to that
+class.  Twins, still refused: the two places alike line for line; and one telling line that
 is a small edit of the other place's line (pydantic-core's `strict_datetime`: a type renamed in
 one impl of a trait made it read as the other impl).  In four languages: Go's methods are named
 with their receiver, so two of them never share a name."""
@@ -83,3 +85,33 @@ def test_one_telling_line_that_is_an_edit_of_the_other_place_is_refused(lang):
     r = merge(_file(lang, a, b), "\n".join(new) + "\n", lang)
     assert not r.ok
     assert "matches more than one place" in r.reason
+
+
+
+ITER = {   # (class, rewritten) -> lines: the method names its class; the rewrite edits that line
+    "python": lambda cls, w: [f"class {cls}:", f"    def __iter__(self) -> {'' if w else chr(34)}{cls}{'' if w else chr(34)}:",
+                              "        return self"],
+    "typescript": lambda cls, w: [f"class {cls} {{", f"  iter(): {'Iterable<' + cls + '>' if w else cls} {{",
+                                  "    return this;", "  }", "}"],
+    "javascript": lambda cls, w: [f"class {cls} {{", "  iter() {", f"    return {cls}.check(this{', true' if w else ''});",
+                                  "  }", "}"],
+    "rust": lambda cls, w: [f"impl Wrap for {cls} {{", f"    fn iter({'mut ' if w else ''}self) -> {cls} {{", "        self",
+                            "    }", "}"],
+}
+
+
+@pytest.mark.parametrize("lang", list(ITER))
+def test_a_method_naming_its_class_goes_to_that_class(lang):
+    gap = [""] * (2 if lang == "python" else 1)
+    names = ["LimitedStream", "RangeWrapper", "FileWrapper"]
+
+    def text(new: list[str] | None = None) -> str:
+        return "\n".join(sum(((gap if i else []) + (new if new and n == names[1] else ITER[lang](n, False))
+                               for i, n in enumerate(names)), [])) + "\n"
+    full = ITER[lang]("RangeWrapper", True)
+    method = full[1:] if lang == "python" else full[1:-1]
+    note = {"python": "        # an iterator of its own ranges"}.get(lang, "    // an iterator of its own ranges")
+    new = method[:1] + [note] + method[1:]
+    r = merge(text(), "\n".join(new) + "\n", lang)
+    assert r.ok, r.reason
+    assert r.text == text(full[:1] + new + ([] if lang == "python" else ["}"]))

@@ -175,16 +175,26 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and 1 - second >= NEAR * (1 - best)
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])):
         return [cands[i]]
-    if any(h == 1 for _, h, _ in scores):
+    held = {k for _, h, k in scores if h == 1}
+    return _told(orig, cands, d, held)
+
+
+def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def]:
+    """The one candidate whose class the snippet names, as that candidate does and no other one
+    (`def __iter__(self) -> "_RangeWrapper"` in several classes); else the one whose own lines (lines
+    no other candidate has) the snippet shows, when it shows no other's (`test_drop_class` in both
+    `TestInclude` and `TestExclude`, the snippet's body calling `exclude`); else all of them.  Not
+    when one line tells and it is a small edit of another candidate's line: the snippet's edit may
+    have made it (a type renamed in one impl of a trait).  `held`: the candidates that have every
+    token of the snippet's definition (it may be one of them with lines deleted): only the one told."""
+    texts = ["\n".join(orig[o.comment_start:o.end + 1]) for o in cands]
+    classes = [_class_name(o.parent) if o.parent else "" for o in cands]
+    named = [k for k, c in enumerate(classes) if c and _names(c, "\n".join(d.text)) and _names(c, texts[k])
+             and not any(_names(c, t) for j, t in enumerate(texts) if j != k)]
+    if len(named) == 1 and held <= set(named):    # the snippet names the class, as only its method does
+        return [cands[named[0]]]
+    if held:
         return cands
-    return _told(orig, cands, d)
-
-
-def _told(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
-    """The one candidate whose own lines (lines no other candidate has) the snippet shows, when it
-    shows no other's (`test_drop_class` in both `TestInclude` and `TestExclude`, the snippet's body
-    calling `exclude`), else all of them.  Not when one line tells and it is a small edit of another
-    candidate's line: the snippet's edit may have made it (a type renamed in one impl of a trait)."""
     own = [{l.strip() for l in orig[o.comment_start:o.end + 1] if re.search(r"\w", l)} for o in cands]
     shown = {l.strip() for l in d.text}
     telling = [(own[k] - set().union(*own[:k], *own[k + 1:])) & shown for k in range(len(cands))]
@@ -264,3 +274,18 @@ def _fitting_decorators(decorators: list[str], text: list[str]) -> list[str]:
         if names <= params:
             kept.extend(decorators[s:e])
     return kept
+
+
+def _names(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
+
+
+def _class_name(parent: str) -> str:
+    """A method's class: the parent's name, the type of a Rust `impl<T> Trait for Type<T>`."""
+    if not parent.startswith("impl"):
+        return parent
+    bare = parent
+    while re.search(r"<[^<>]*>", bare):
+        bare = re.sub(r"<[^<>]*>", "", bare)
+    words = re.findall(r"[A-Za-z_]\w*", bare.split(" for ")[-1])
+    return next((w for w in words if w != "impl"), "")
