@@ -31,9 +31,10 @@ import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, IMPORT_LINE, arrow_name, defined_name, doubled_edge, doubled_run,
-                                          ends_block, header_name, in_new_definition, redefined, type_name, unbound)
-from redraft.engine.apply.usage import declared, shows, uses
+from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, defined_name, doubled_edge, doubled_run,
+                                          defines_name, ends_block, header_name, in_new_definition, leads_to,
+                                          reads_as_code, redefined, type_name, unbound)
+from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
 
@@ -276,8 +277,8 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     runs = [m for m in blocks if m.size]
     for i in range(b - a + 1):        # (even between unique anchors: the new lines would call what they remove)
         ident = (header_name(orig[a + i]) or type_name(orig[a + i])) if i not in kept else None
-        if ident and ident not in _NOT_NAMES and _code(ident, orig[a + i]) and uses(ident, shown) and \
-                not _defines_name(ident, lines):
+        if ident and ident not in _NOT_NAMES and reads_as_code(ident, orig[a + i]) and uses(ident, shown) and \
+                not defines_name(ident, lines):
             raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
                             "define; show it or mark it with `... existing code ...`")
     tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
@@ -304,28 +305,6 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
     region = [l.strip() for l in orig[c[1]:c[2] + 1]]
     return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
-
-
-def _code(ident: str, line: str) -> bool:
-    """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
-    followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
-    return re.search(rf"(?<![\w$]){re.escape(ident)}(?:\s*[(<{{:;=]|\s+(?:struct|interface)\b)", line) is not None
-
-
-def _defines_name(ident: str, lines: list[str]) -> bool:
-    """Some line of the fragment defines `ident`: a definition's header, a declaration, a member."""
-    member = re.compile(r"\s*(?:(?:public|private|protected|static|readonly|async|get|set)\s+)*"
-                        rf"{re.escape(ident)}\s*[(:=<]")
-    if any(header_name(l) == ident or declared(l) == ident or member.match(l) for l in lines):
-        return True
-    importing = False                 # ... or imports it (the definition moved to another module)
-    for l in lines:
-        t = l.strip()
-        importing = importing or IMPORT_LINE.match(l) is not None
-        if importing and shows(ident, l):
-            return True
-        importing = importing and t.endswith(("{", ",", "("))
-    return False
 
 
 def _once(orig: list[str], seq: list[str]) -> bool:
@@ -418,7 +397,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     the lines that end another): it ends its block, so places where the file's block goes on after
     it lose, when there are others.  `then`: the next fragment's first line and the indentation of
     the marker before it: of places that fit alike, the one after which that line follows is taken
-    (_leads_to).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
+    (regions.leads_to).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
     that ends its block may then replace the block's old last lines with unlike new ones (else it
     is refused), and TAIL_WHY is appended to the list when it does."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
@@ -495,31 +474,12 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     if len(cands) > 1 and then is not None:
-        cands = _leads_to(orig, cands, *then)
+        cands = leads_to(orig, cands, *then)
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]
-    if edge and dropping:
+    if dropping:
         tails.append(TAIL_WHY)
     if others is not None:
         others.extend((c[1], c[2]) for c in every if (c[1], c[2]) != (a, b))
     return a, b
-
-
-def _leads_to(orig: list[str], cands: list[tuple[int, int, int]], first: str, indent: int) -> list[tuple[int, int, int]]:
-    """The one candidate after which the next fragment's first line comes under the marker between
-    them (no line less indented than the marker before it: `def __init__(` shown in several classes,
-    a marker in its body, then a line found in one class's `__init__` only), else the one after which
-    it comes at all (the same call shown twice, each with its own new line); else all of them."""
-    def follows(end: int, strict: bool) -> bool:
-        for j in range(end + 1, len(orig)):
-            if same(orig[j], first):
-                return True
-            if strict and orig[j].strip() and _indent(orig[j]) < indent:
-                return False
-        return False
-    for strict in (True, False):
-        led = [c for c in cands if follows(c[2], strict)]
-        if len(led) == 1:
-            return led
-    return cands

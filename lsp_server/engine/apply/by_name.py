@@ -9,6 +9,7 @@ from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
+from redraft.engine.apply.usage import shows
 
 __all__ = ["class_edits", "def_edits", "claims"]
 
@@ -189,8 +190,8 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     token of the snippet's definition (it may be one of them with lines deleted): only the one told."""
     texts = ["\n".join(orig[o.comment_start:o.end + 1]) for o in cands]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
-    named = [k for k, c in enumerate(classes) if c and _names(c, "\n".join(d.text)) and _names(c, texts[k])
-             and not any(_names(c, t) for j, t in enumerate(texts) if j != k)]
+    named = [k for k, c in enumerate(classes) if c and shows(c, "\n".join(d.text)) and shows(c, texts[k])
+             and not any(shows(c, t) for j, t in enumerate(texts) if j != k)]
     if len(named) == 1 and held <= set(named):    # the snippet names the class, as only its method does
         return [cands[named[0]]]
     if held:
@@ -274,10 +275,6 @@ def _fitting_decorators(decorators: list[str], text: list[str]) -> list[str]:
         if names <= params:
             kept.extend(decorators[s:e])
     return kept
-
-
-def _names(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
 
 
 def _class_name(parent: str) -> str:

@@ -21,14 +21,17 @@ called from anchors.anchor once the best candidate is known):
   the fragment defines again (type aliases and functions written as values counted too) win;
 * an unbound name: a region that drops a line binding a name (a typed parameter, an assignment)
   that the fragment never shows, while the lines right after it still use it, gives way to the
-  best candidate that does not."""
+  best candidate that does not;
+* places that fit alike: the one after which the next fragment's first line follows (leads_to);
+* what a dropped line defines: a header that reads as code (reads_as_code), a name the fragment
+  defines again (defines_name), for anchors' guard against deleting a definition the snippet uses."""
 from __future__ import annotations
 
 import re
 from collections import Counter
 
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.usage import shows, uses
+from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "ends_block", "header_name",
            "in_new_definition", "redefined", "type_name", "unbound", "IMPORT_LINE"]
@@ -66,6 +69,25 @@ def ends_block(orig: list[str], b: int, indent: int) -> bool:
     none): a region ending at `b` ends its block there, as new lines less indented after it say."""
     nxt = next((l for l in orig[b + 1:] if l.strip()), None)
     return nxt is None or _indent(nxt) <= indent
+
+
+def leads_to(orig: list[str], cands: list[tuple[int, int, int]], first: str, indent: int) -> list[tuple[int, int, int]]:
+    """The one candidate after which the next fragment's first line comes under the marker between
+    them (no line less indented than the marker before it: `def __init__(` shown in several classes,
+    a marker in its body, then a line found in one class's `__init__` only), else the one after which
+    it comes at all (the same call shown twice, each with its own new line); else all of them."""
+    def follows(end: int, strict: bool) -> bool:
+        for j in range(end + 1, len(orig)):
+            if orig[j].rstrip() == first.rstrip():
+                return True
+            if strict and orig[j].strip() and _indent(orig[j]) < indent:
+                return False
+        return False
+    for strict in (True, False):
+        led = [c for c in cands if follows(c[2], strict)]
+        if len(led) == 1:
+            return led
+    return cands
 
 
 def doubled_edge(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> int | None:
@@ -182,3 +204,24 @@ def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], r
             return True
     return False
 
+
+def reads_as_code(ident: str, line: str) -> bool:
+    """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
+    followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
+    return re.search(rf"(?<![\w$]){re.escape(ident)}(?:\s*[(<{{:;=]|\s+(?:struct|interface)\b)", line) is not None
+
+
+def defines_name(ident: str, lines: list[str]) -> bool:
+    """Some line of the fragment defines `ident`: a definition's header, a declaration, a member."""
+    member = re.compile(r"\s*(?:(?:public|private|protected|static|readonly|async|get|set)\s+)*"
+                        rf"{re.escape(ident)}\s*[(:=<]")
+    if any(header_name(l) == ident or declared(l) == ident or member.match(l) for l in lines):
+        return True
+    importing = False                 # ... or imports it (the definition moved to another module)
+    for l in lines:
+        t = l.strip()
+        importing = importing or IMPORT_LINE.match(l) is not None
+        if importing and shows(ident, l):
+            return True
+        importing = importing and t.endswith(("{", ",", "("))
+    return False
