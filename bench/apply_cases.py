@@ -64,6 +64,15 @@ SOURCES = [
     ("fresh", "pypi", "structlog", "22.3.0", "23.2.0"),
     ("fresh", "pypi", "pyparsing", "3.0.9", "3.1.1"),
     ("fresh", "npm", "ws", "8.13.0", "8.16.0"),
+    # session 35: a third held-out split (the fresh one had been run three times), with TypeScript
+    # and Rust; built and checked with the oracle only, not yet run against the engine
+    ("fresh2", "pypi", "cattrs", "22.2.0", "23.2.3"),
+    ("fresh2", "pypi", "tomlkit", "0.11.8", "0.12.5"),
+    ("fresh2", "pypi", "rpds-py", "0.12.0", "0.17.1"),
+    ("fresh2", "pypi", "jiter", "0.1.0", "0.5.0"),
+    ("fresh2", "npm", "@trpc/next", "10.38.0", "10.45.2"),
+    ("fresh2", "npm", "@tanstack/solid-query", "4.24.4", "4.36.1"),
+    ("fresh2", "npm", "@tanstack/react-query", "4.24.4", "4.36.1"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
@@ -112,7 +121,7 @@ def _pypi_sdist(project: str, version: str) -> Path:
 
 
 def _npm_tarball(project: str, version: str) -> Path:
-    dest = CACHE / f"{project}-{version}.tgz"
+    dest = CACHE / f"{project.lstrip('@').replace('/', '-')}-{version}.tgz"   # as `npm pack` names it
     if not dest.exists():
         subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(CACHE), f"{project}@{version}"],
                        check=True, stdout=subprocess.DEVNULL, env={**os.environ, "npm_config_yes": "true"})
