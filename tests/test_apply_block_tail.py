@@ -96,3 +96,17 @@ def test_old_last_lines_defining_a_function_the_snippet_does_not_show_are_refuse
     r = merge(old, _snippet(lang), lang)
     assert not r.ok
     assert "would delete" in r.reason
+
+
+@pytest.mark.parametrize("lang", ["javascript", "typescript", "go", "rust"])
+def test_a_line_changed_before_the_kept_lines_is_not_reported_as_the_old_tail(lang):
+    """Only the old lines after the last line with text the fragment keeps are the block's replaced
+    tail: a line the snippet changes above it (the guard's `return`, above its kept `}`) is an edit,
+    not a deletion.  (In Python that `return` is the last kept line: nothing kept follows it.)"""
+    ret = "return" if lang == "go" else "return;"
+    edit = lambda text: text.replace(ret + "\n", ret + " // not a terminal\n")   # noqa: E731
+    r = merge(_file(lang, _old_tail(lang)), edit(_snippet(lang)), lang)
+    assert r.ok, r.reason
+    assert r.text == edit(_file(lang, _new_tail(lang)))
+    first = len(_clear(lang, [])) - 1 + 1
+    assert [(d.start, d.end) for d in r.deletions] == [(first, first + len(_old_tail(lang)) - 1)]

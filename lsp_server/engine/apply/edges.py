@@ -101,9 +101,13 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
         sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], new, autojunk=False)
         ops = sm.get_opcodes()
         moved = Counter(t for tag, _, _, j1, j2 in ops if tag in ("insert", "replace") for t in new[j1:j2] if t)
-        for tag, i1, i2, _, _ in ops:
-            if tag != "delete" and not (tag == "replace" and getattr(lines, "drops", False)):
+        drops = getattr(lines, "drops", False)     # the old tail, after the last kept line with text,
+        tail = max((k + 1 for k, (tag, i1, i2, _, _) in enumerate(ops) if tag == "equal" and   # is replaced
+                    any(orig[s + q].strip() for q in range(i1, i2))), default=0) if drops else 0
+        for k, (tag, i1, i2, _, _) in enumerate(ops):
+            if tag != "delete" and not (drops and tag == "replace" and k >= tail):
                 continue
+            why = INSIDE_WHY if drops and k < tail else inside
             run = None                # a line the fragment shows elsewhere moved: it is not deleted
             for q in range(s + i1, s + i2 + 1):
                 t = orig[q].strip() if q < s + i2 else None
@@ -113,7 +117,7 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
                 if t:
                     moved[t] -= 1
                 if run is not None:
-                    ranges.append((run, q, inside))
+                    ranges.append((run, q, why))
                     run = None
     out: list[Deletion] = []
     defs = None
