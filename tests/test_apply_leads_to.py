@@ -18,13 +18,21 @@ LANGS = ["python", "javascript", "typescript", "go", "rust"]
 MARK = {"python": "# ... existing code ..."}
 
 
+def _i(lang: str) -> str:
+    return "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
+
+
+def _end(lang: str) -> str:
+    return "" if lang in ("python", "go") else ";"
+
+
 def _mark(lang: str, indent: str) -> str:
     return indent + MARK.get(lang, "// ... existing code ...")
 
 
 def _guarded(lang: str, name: str, tail: list[str], extra: str | None = None) -> list[str]:
     """A function opening with a guard (with an `extra` line in it), then `tail`, its body's lines."""
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
+    i = _i(lang)
     if lang == "python":
         return [f"def {name}(x):", f"{i}if x is None:", *([f"{i}{i}{extra}"] if extra else []),
                 f'{i}{i}raise ValueError("missing value")', *tail]
@@ -36,13 +44,18 @@ def _guarded(lang: str, name: str, tail: list[str], extra: str | None = None) ->
 
 
 def _lines(lang: str, *stmts: str) -> list[str]:
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
-    end = "" if lang in ("python", "go") else ";"
+    i, end = _i(lang), _end(lang)
     return [f"{i}{s}{end}" for s in stmts]
 
 
 def _log(lang: str, what: str) -> str:
-    return {"python": f'log("{what}")', "go": f'log("{what}")', "rust": f'log("{what}");'}.get(lang, f'log("{what}");')
+    return f'log("{what}"){_end(lang)}'
+
+
+def _guard(lang: str) -> list[str]:
+    """The guard of `second`, with a new line in it: the snippet's first fragment."""
+    lines = _guarded(lang, "second", [], extra=_log(lang, "no value"))
+    return lines[1:] if lang == "python" else lines[1:-1]
 
 
 def _let(lang: str) -> str:
@@ -66,9 +79,8 @@ def _two(lang: str, second_tail: list[str], extra: str | None = None) -> str:
 def test_a_guard_in_two_functions_goes_where_the_next_fragment_is_in_its_body(lang):
     tail = _lines(lang, f"{_let(lang)}x.second", "return y")
     new_tail = _lines(lang, f"{_let(lang)}x.second", "return y + 1")
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
-    guard = _guarded(lang, "second", [], extra=_log(lang, "no value"))[1:-1 if lang != "python" else None]
-    snippet = [_mark(lang, ""), *guard, _mark(lang, i), *new_tail, _mark(lang, "")]
+    i = _i(lang)
+    snippet = [_mark(lang, ""), *_guard(lang), _mark(lang, i), *new_tail, _mark(lang, "")]
     r = merge(_two(lang, tail), "\n".join(snippet) + "\n", lang)
     assert r.ok, r.reason
     assert r.text == _two(lang, new_tail, extra=_log(lang, "no value"))
@@ -77,10 +89,9 @@ def test_a_guard_in_two_functions_goes_where_the_next_fragment_is_in_its_body(la
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_next_fragment_under_both_places_is_refused(lang):
     tail = _lines(lang, f"{_let(lang)}x.second", "return y")
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
+    i = _i(lang)
     both = _join(lang, _guarded(lang, "first", tail), _guarded(lang, "second", tail))
-    guard = _guarded(lang, "second", [], extra=_log(lang, "no value"))[1:-1 if lang != "python" else None]
-    snippet = [_mark(lang, ""), *guard, _mark(lang, i), *_lines(lang, f"{_let(lang)}x.second", "return y + 1"),
+    snippet = [_mark(lang, ""), *_guard(lang), _mark(lang, i), *_lines(lang, f"{_let(lang)}x.second", "return y + 1"),
                _mark(lang, "")]
     r = merge(both, "\n".join(snippet) + "\n", lang)
     assert not r.ok
@@ -89,8 +100,7 @@ def test_the_next_fragment_under_both_places_is_refused(lang):
 
 def _warned(lang: str, first: str, second: str) -> str:
     """One function warning twice, each call over three lines with its own message."""
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
-    end = "" if lang in ("python", "go") else ";"
+    i, end = _i(lang), _end(lang)
 
     def call(msg: str) -> list[str]:
         return [f"{i}warn(", f'{i}{i}"{msg}",', f"{i}{i}Deprecation,", f"{i}{i}2,", f"{i}){end}"]
@@ -103,7 +113,7 @@ def _warned(lang: str, first: str, second: str) -> str:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_same_call_twice_each_with_its_new_line_goes_in_order(lang):
-    i = "\t" if lang == "go" else "    " if lang in ("python", "rust") else "  "
+    i = _i(lang)
     old = _warned(lang, "app_stack is deprecated and goes in 2.3", "request_stack is deprecated and goes in 2.3")
     want = _warned(lang, "app_stack is deprecated and goes in 2.4", "request_stack is deprecated and goes in 2.4")
     frag = lambda msg: [f"{i}warn(", f'{i}{i}"{msg}",', f"{i}{i}Deprecation,", f"{i}{i}2,"]   # noqa: E731

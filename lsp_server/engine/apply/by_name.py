@@ -188,7 +188,8 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     when one line tells and it is a small edit of another candidate's line: the snippet's edit may
     have made it (a type renamed in one impl of a trait).  `held`: the candidates that have every
     token of the snippet's definition (it may be one of them with lines deleted): only the one told."""
-    texts = ["\n".join(orig[o.comment_start:o.end + 1]) for o in cands]
+    regions = [orig[o.comment_start:o.end + 1] for o in cands]
+    texts = ["\n".join(r) for r in regions]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
     named = [k for k, c in enumerate(classes) if c and shows(c, "\n".join(d.text)) and shows(c, texts[k])
              and not any(shows(c, t) for j, t in enumerate(texts) if j != k)]
@@ -196,17 +197,17 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
         return [cands[named[0]]]
     if held:
         return cands
-    own = [{l.strip() for l in orig[o.comment_start:o.end + 1] if re.search(r"\w", l)} for o in cands]
+    own = [{l.strip() for l in r if re.search(r"\w", l)} for r in regions]
+    others = [set().union(*own[:k], *own[k + 1:]) for k in range(len(cands))]
     shown = {l.strip() for l in d.text}
-    telling = [(own[k] - set().union(*own[:k], *own[k + 1:])) & shown for k in range(len(cands))]
+    telling = [(own[k] - others[k]) & shown for k in range(len(cands))]
     told = [k for k, lines in enumerate(telling) if lines]
     if len(told) != 1:
         return cands
     k = told[0]
     if len(telling[k]) == 1:
         line, = telling[k]
-        if any(difflib.SequenceMatcher(None, line, x, autojunk=False).ratio() >= TWIN
-               for x in set().union(*own[:k], *own[k + 1:])):
+        if any(difflib.SequenceMatcher(None, line, x, autojunk=False).ratio() >= TWIN for x in others[k]):
             return cands
     return [cands[k]]
 

@@ -76,13 +76,12 @@ def leads_to(orig: list[str], cands: list[tuple[int, int, int]], first: str, ind
     them (no line less indented than the marker before it: `def __init__(` shown in several classes,
     a marker in its body, then a line found in one class's `__init__` only), else the one after which
     it comes at all (the same call shown twice, each with its own new line); else all of them."""
+    want = first.rstrip()
+    at = [j for j, l in enumerate(orig) if l.rstrip() == want]      # where that line is
+
     def follows(end: int, strict: bool) -> bool:
-        for j in range(end + 1, len(orig)):
-            if orig[j].rstrip() == first.rstrip():
-                return True
-            if strict and orig[j].strip() and _indent(orig[j]) < indent:
-                return False
-        return False
+        j = next((j for j in at if j > end), None)
+        return j is not None and not (strict and any(l.strip() and _indent(l) < indent for l in orig[end + 1:j]))
     for strict in (True, False):
         led = [c for c in cands if follows(c[2], strict)]
         if len(led) == 1:
