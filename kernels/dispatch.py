@@ -73,7 +73,12 @@ def backend(*tensors: torch.Tensor | None) -> str:
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float, residual: torch.Tensor | None = None):
-    """F.rms_norm(x, (d,), weight, eps) in x.dtype; with residual: h = x + residual -> (rms_norm(h), h)."""
+    """F.rms_norm(x, (d,), weight, eps) in x.dtype; with residual: h = x + residual -> (rms_norm(h), h).
+    A residual of another dtype (under autocast: a bfloat16 branch added to a float32 stream, as in
+    training's held-out evaluation on a GPU) is added in the promoted dtype, as `x + residual` is."""
+    if residual is not None and residual.dtype != x.dtype:
+        dt = torch.promote_types(x.dtype, residual.dtype)
+        x, residual = x.to(dt), residual.to(dt)
     if backend(x, weight, residual) == "triton":
         return _rms.rms_norm_triton(x, weight, eps, residual)
     return _rms.rms_norm_ref(x, weight, eps, residual)

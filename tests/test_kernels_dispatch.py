@@ -136,6 +136,21 @@ def test_dispatch_triton_runs_the_kernel(monkeypatch):
     close(kernels.rms_norm(x, torch.ones(24), 1e-5), rms_norm64(x, torch.ones(24), 1e-5), torch.float32, "dispatched")
 
 
+def test_dispatch_mixed_residual_dtype(monkeypatch):
+    """Under autocast a block adds a bfloat16 branch to a float32 residual stream; the kernel takes
+    both in the promoted dtype, as the reference's `x + residual` does (it raised before: training's
+    held-out evaluation on a GPU crashed on it)."""
+    pytest.importorskip("triton")
+    monkeypatch.setenv("REDRAFT_KERNELS", "triton")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    g = torch.Generator().manual_seed(3)
+    a, x, w = torch.randn(5, 40, generator=g).bfloat16(), torch.randn(5, 40, generator=g), torch.rand(40, generator=g) + 0.5
+    y, h = kernels.rms_norm(a, w, 1e-5, residual=x)
+    assert y.dtype == h.dtype == torch.float32
+    close(h, a.double() + x.double(), torch.float32, "sum")
+    close(y, rms_norm64(a.float() + x, w, 1e-5), torch.float32, "mixed")
+
+
 def test_dispatch_refusals(monkeypatch):
     pytest.importorskip("triton")
     monkeypatch.setenv("REDRAFT_KERNELS", "bogus")
