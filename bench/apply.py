@@ -1,6 +1,6 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|all] [--suite release|omission|all] [--language L]
+    .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|all] [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
 
@@ -133,8 +133,9 @@ def report(rows) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", default="dev", choices=["dev", "heldout", "fresh", "fresh2", "all"],
-                    help="fresh, fresh2: the release suite's second and third held-out splits (sessions 34, 35); "
+    ap.add_argument("--set", default="dev", choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "all"],
+                    help="fresh, fresh2, fresh3: the release suite's later splits (sessions 34, 35, 36; fresh2 "
+                    "has been a development split since session 36); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

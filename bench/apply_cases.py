@@ -73,6 +73,13 @@ SOURCES = [
     ("fresh2", "npm", "@trpc/next", "10.38.0", "10.45.2"),
     ("fresh2", "npm", "@tanstack/solid-query", "4.24.4", "4.36.1"),
     ("fresh2", "npm", "@tanstack/react-query", "4.24.4", "4.36.1"),
+    # session 36: fresh2 became a development split (its failures were opened); a fourth held-out
+    # split, built the same way, run once at the end of the session's work
+    ("fresh3", "pypi", "starlette", "0.27.0", "0.37.2"),
+    ("fresh3", "pypi", "tqdm", "4.65.0", "4.66.4"),
+    ("fresh3", "pypi", "orjson", "3.9.10", "3.10.3"),
+    ("fresh3", "npm", "@reduxjs/toolkit", "2.1.0", "2.3.0"),
+    ("fresh3", "npm", "qs", "6.11.0", "6.12.1"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}

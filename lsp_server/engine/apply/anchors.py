@@ -30,10 +30,11 @@ import difflib
 import re
 from collections import Counter
 
+from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, defined_name, doubled_edge, doubled_run,
+from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, chance_tail, defined_name, doubled_edge, doubled_run,
                                           defines_name, ends_block, header_name, in_new_definition, leads_to,
-                                          reads_as_code, redefined, type_name, unbound)
+                                          old_tail, once_in, reads_as_code, redefined, type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -219,8 +220,7 @@ def _replaced(region: list[str], want: list[str], kept: set[int]) -> int:
         if i in kept or not new or not _WORD.search(t):
             continue
         for k, w in enumerate(new):
-            sm = difflib.SequenceMatcher(None, t, w, autojunk=False)
-            if sm.real_quick_ratio() >= LIKE and sm.quick_ratio() >= LIKE and sm.ratio() >= LIKE:
+            if alike(t, w, LIKE):
                 n += 1
                 del new[k]
                 break
@@ -245,15 +245,16 @@ def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[i
 
 
 def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], name: str, pos: int = 0,
-          opened: bool = False):
+          opened: bool = False, chance: bool = False):
     """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
-    and braces over a better-scored region."""
+    and braces over a better-scored region.  `chance`: the fragment's last lines are a chance frame
+    (regions.chance_tail, a marker after them): no frame counts, and tied candidates must each pass the guard."""
     want = [l.strip() for l in lines]
     mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
-    strong = [] if mirrored else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
-    weak = [] if strong else [c for c in cands if _framed(orig, want, c[1], c[2])]
+    strong = [] if mirrored or chance else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2])]
     top = _top(orig, lines, want, strong or weak or cands, pos)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
@@ -261,7 +262,23 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
     if guard:                         # (`opened`: the snippet starts the file, what it leaves out there is gone)
         _no_lost_definitions(orig, lines, top[0][1], top[0][2], name, outright=not (opened and top[0][1] == 0))
+    elif chance and len(top) > 1:     # no frame tells them apart: each must pass the guard
+        top = _guarded(orig, lines, top, name, opened)
     return [t[:3] for t in top]
+
+
+def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:
+    """The candidates that drop no definition silently (_no_lost_definitions); none: its refusal."""
+    passed, first = [], None
+    for t in top:
+        try:
+            _no_lost_definitions(orig, lines, t[1], t[2], name, outright=not (opened and t[1] == 0))
+            passed.append(t)
+        except Ambiguous as e:
+            first = first or e
+    if not passed:
+        raise first
+    return passed
 
 
 def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str,
@@ -283,7 +300,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
                             "define; show it or mark it with `... existing code ...`")
     tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
-            _once(orig, region[:runs[0].size]) and _once(orig, tail) and \
+            once_in(orig, region[:runs[0].size]) and once_in(orig, tail) and \
             not (sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):
@@ -295,7 +312,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
         return
     new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
     gone = [i for i in range(len(region)) if region[i] and i not in kept and not any(
-        difflib.SequenceMatcher(None, region[i], n, autojunk=False).ratio() >= 0.5 for n in new)]
+        alike(region[i], n, 0.5) for n in new)]
     for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
@@ -307,18 +324,6 @@ def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool
     return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
 
 
-def _once(orig: list[str], seq: list[str]) -> bool:
-    """`seq` (stripped lines) occurs exactly once in the file."""
-    n, k = len(orig), len(seq)
-    hits = 0
-    for j in range(n - k + 1):
-        if orig[j].strip() == seq[0] and all(orig[j + t].strip() == seq[t] for t in range(1, k)):
-            hits += 1
-            if hits > 1:
-                return False
-    return hits == 1
-
-
 def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     """The region agrees with the fragment somewhere, and every line it drops has a like line among
     the fragment's new ones (a replacement, not a deletion)."""
@@ -328,7 +333,7 @@ def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
     dropped = [l for i, l in enumerate(region) if l and i not in kept]
     return bool(kept) and len(dropped) <= len(new) and all(
-        any(difflib.SequenceMatcher(None, d, n, autojunk=False).ratio() >= 0.5 for n in new) for d in dropped)
+        any(alike(d, n, 0.5) for n in new) for d in dropped)
 
 
 def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
@@ -443,7 +448,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     every = cands
-    cands = _best(orig, lines, cands, name, pos, opened=opens and at_start)
+    cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)
+                  chance=marker_after is not None and chance_tail(orig, lines, FRAME))
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
         twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
@@ -480,6 +486,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     a, b = cands[0][1], cands[0][2]
     if dropping:
         tails.append(TAIL_WHY)
+    elif tails is not None and marker_after is not None and (dead := old_tail(orig, lines, a, b, marker_after)):
+        b = dead[0]                   # the block's old last lines, unreachable or moved up
+        tails.append(dead[1])
     if others is not None:
         others.extend((c[1], c[2]) for c in every if (c[1], c[2]) != (a, b))
     return a, b

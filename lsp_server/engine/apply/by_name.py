@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from redraft.engine.apply.alike import alike
 from redraft.engine.apply.anchors import same as _same
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
@@ -207,7 +208,7 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     k = told[0]
     if len(telling[k]) == 1:
         line, = telling[k]
-        if any(difflib.SequenceMatcher(None, line, x, autojunk=False).ratio() >= TWIN for x in others[k]):
+        if any(alike(line, x, TWIN) for x in others[k]):
             return cands
     return [cands[k]]
 
@@ -239,8 +240,7 @@ def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
         p += 1
     dropped = [l for l in O[p:] if l.strip() and not any(_same(l, x) for x in S)]
     added = [l for l in S[p:] if l.strip()]
-    ends_alike = bool(added) and difflib.SequenceMatcher(
-        None, added[-1].strip(), next((l for l in reversed(O) if l.strip()), "").strip(), autojunk=False).ratio() >= 0.6
+    ends_alike = bool(added) and alike(added[-1].strip(), next((l for l in reversed(O) if l.strip()), "").strip(), 0.6)
     return p >= 2 and len(dropped) > max(1, len(added)) and not ends_alike   # a shorter version ends as the old did
 
 

@@ -23,6 +23,12 @@ called from anchors.anchor once the best candidate is known):
   that the fragment never shows, while the lines right after it still use it, gives way to the
   best candidate that does not;
 * places that fit alike: the one after which the next fragment's first line follows (leads_to);
+* a chance frame: the fragment's last lines hold one line with words, inside a definition it brings
+  and the file does not have (at any depth): not a frame that makes a deletion explicit
+  (chance_tail, in_new_definition);
+* the block's old last lines: a fragment that stops inside a block before a less indented marker
+  takes in the old lines after its region when they are unreachable after its last statement
+  (`return`, `raise`, `throw`) or lines it moved up (old_tail);
 * what a dropped line defines: a header that reads as code (reads_as_code), a name the fragment
   defines again (defines_name), for anchors' guard against deleting a definition the snippet uses."""
 from __future__ import annotations
@@ -33,8 +39,8 @@ from collections import Counter
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
-__all__ = ["arrow_name", "defined_name", "doubled_edge", "doubled_run", "ends_block", "header_name",
-           "in_new_definition", "redefined", "type_name", "unbound", "IMPORT_LINE"]
+__all__ = ["arrow_name", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block", "header_name",
+           "in_new_definition", "old_tail", "once_in", "redefined", "type_name", "unbound", "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -53,15 +59,70 @@ def _strip(lines: list[str]) -> list[str]:
 
 def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     """The fragment's line `lines[j]` lies in the body of a definition the fragment brings and the
-    file does not have (by name): new code, which may well repeat a line the file has elsewhere."""
+    file does not have (by name), at any depth: new code, which may well repeat a line the file has
+    elsewhere (a method `union` of a new `impl ItemsView` ends as the file's `union` does)."""
     level = _indent(lines[j])
     for h in range(j - 1, -1, -1):            # the blocks around it, innermost first
         if lines[h].strip() and _indent(lines[h]) < level:
             ident = header_name(lines[h])
-            if ident:
-                return not any(header_name(o) == ident for o in orig)
+            if ident and ident not in _NOT_NAMES and not any(header_name(o) == ident for o in orig):
+                return True
             level = _indent(lines[h])
     return False
+
+
+_EXIT = re.compile(r"(?:return|raise|throw|panic!)\b")
+UNREACHABLE_WHY = "the block's old last lines: unreachable after the snippet's new last statement"
+MOVED_WHY = "the block's old last lines: the snippet moved them up"
+
+
+def old_tail(orig: list[str], lines: list[str], a: int, b: int, marker_after: int) -> tuple[int, str] | None:
+    """A fragment that stops inside a block, before a less indented marker, leaves the block's old
+    lines after its region in place.  When the fragment's last statement leaves the block (`return`,
+    `raise`, `throw`) those lines could never run: (the end of the last of them, UNREACHABLE_WHY).
+    When each of them is a line the fragment brings once more than its region has, the snippet moved
+    them up and the merge would have them twice: (that end, MOVED_WHY).  At most four lines, no
+    definition among them; else None."""
+    last = max((j for j, l in enumerate(lines) if l.strip()), default=None)
+    if last is None:
+        return None
+    depth = _indent(lines[last])
+    if marker_after >= depth:
+        return None
+    start = next((j for j in range(last, -1, -1) if lines[j].strip() and _indent(lines[j]) == depth and
+                  lines[j].strip()[0] not in ")]}"), None)
+    end = next((j for j in range(b + 1, len(orig)) if orig[j].strip() and _indent(orig[j]) < depth), len(orig))
+    tail = [j for j in range(b + 1, end) if orig[j].strip()]
+    if not tail or len(tail) > 4 or any(header_name(orig[j]) for j in tail):
+        return None
+    if start is not None and _EXIT.match(lines[start].strip()):
+        return tail[-1], UNREACHABLE_WHY
+    brought = Counter(l.strip() for l in lines) - Counter(l.strip() for l in orig[a:b + 1])
+    if all(_WORD.search(orig[j]) for j in tail) and not Counter(orig[j].strip() for j in tail) - brought:
+        return tail[-1], MOVED_WHY
+    return None
+
+
+def chance_tail(orig: list[str], lines: list[str], frame: int) -> bool:
+    """The fragment's last `frame` lines (anchors.FRAME) hold one line with words, inside a
+    definition the fragment brings and the file does not have: where the file has them too, that is
+    chance, not a frame (a new `impl ItemsView` whose last method ends `Ok(HashTrieSetPy { inner })`, `}`, `}` as an
+    old impl does, 200 lines further on)."""
+    tail = range(max(0, len(lines) - frame), len(lines))
+    worded = [j for j in tail if _WORD.search(lines[j])]
+    return len(worded) == 1 and in_new_definition(orig, lines, worded[0])
+
+
+def once_in(orig: list[str], seq: list[str]) -> bool:
+    """`seq` (stripped lines) occurs exactly once in the file."""
+    n, k = len(orig), len(seq)
+    hits = 0
+    for j in range(n - k + 1):
+        if orig[j].strip() == seq[0] and all(orig[j + t].strip() == seq[t] for t in range(1, k)):
+            hits += 1
+            if hits > 1:
+                return False
+    return hits == 1
 
 
 def ends_block(orig: list[str], b: int, indent: int) -> bool:
