@@ -28,6 +28,7 @@ import json
 import os
 import subprocess
 import tarfile
+import tempfile
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,15 +124,19 @@ def _pypi_sdist(project: str, version: str) -> Path:
             data = r.read()
         if hashlib.sha256(data).hexdigest() != f["hashes"]["sha256"]:
             raise SystemExit(f"sha256 mismatch for {f['filename']}")
-        dest.write_bytes(data)
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}")      # two benches at once: each sees a
+        tmp.write_bytes(data)                                    # whole archive or none
+        os.replace(tmp, dest)
     return dest
 
 
 def _npm_tarball(project: str, version: str) -> Path:
     dest = CACHE / f"{project.lstrip('@').replace('/', '-')}-{version}.tgz"   # as `npm pack` names it
     if not dest.exists():
-        subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(CACHE), f"{project}@{version}"],
-                       check=True, stdout=subprocess.DEVNULL, env={**os.environ, "npm_config_yes": "true"})
+        with tempfile.TemporaryDirectory(dir=CACHE) as tmp:     # packed aside, then moved in whole
+            subprocess.run(["npm", "pack", "--silent", "--pack-destination", tmp, f"{project}@{version}"],
+                           check=True, stdout=subprocess.DEVNULL, env={**os.environ, "npm_config_yes": "true"})
+            os.replace(Path(tmp) / dest.name, dest)
     return dest
 
 
