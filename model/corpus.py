@@ -117,7 +117,8 @@ def python_files(roots: list[Path], modules: frozenset[str] | None = None) -> It
             found = sorted(root.rglob("*.py"))
         else:
             tops = [t for t in sorted(root.iterdir()) if t.name.removesuffix(".py") in modules] if root.is_dir() else []
-            found = [p for t in tops for p in (sorted(t.rglob("*.py")) if t.is_dir() else [t] if t.suffix == ".py" else [])]
+            found = [p for t in tops
+                     for p in (sorted(t.rglob("*.py")) if t.is_dir() else [t] if t.suffix == ".py" else [])]
         for p in found:
             yield f"{root.name}/{p.relative_to(root)}", p
 

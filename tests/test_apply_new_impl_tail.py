@@ -2,14 +2,15 @@
 
 The shape, from a real release (rpds-py's lib.rs, a development case since session 36): a snippet
 shows the end of an impl (a marker for its last method's body), then new structs and impls, then a
-marker.  The first new struct starts as the old one after the shown impl does (`#[pyclass(...)]`).  The last new impl's last method ends `Ok(HashTrieSetPy { inner })`, `}`, `}`, as the old
-`impl HashTrieSetPy` 200 lines further on does.  Those three lines framed a region from the shown
-impl to the old one, and everything between (two structs and an impl, 196 lines) was replaced
-without a word: a frame makes a deletion explicit.  A frame whose only line with words lies inside a
-definition the fragment brings and the file does not have (at any depth: here the method's name,
-`union`, is one the file has, its impl is new) is chance, not a frame.  The real case then merges
-exactly; in these small files the nearer regions would each drop an unshown definition, and the
-merge refuses, saying so: never a silent deletion.  Python is left out: its frames are three lines with words, which
+marker. The first new struct starts as the old one after the shown impl does (`#[pyclass(...)]`).
+The last new impl's last method ends `Ok(HashTrieSetPy { inner })`, `}`, `}`, as the old `impl
+HashTrieSetPy` 200 lines further on does. Those three lines framed a region from the shown impl to
+the old one, and everything between (two structs and an impl, 196 lines) was replaced without a
+word: a frame makes a deletion explicit. A frame whose only line with words lies inside a definition
+the fragment brings and the file does not have (at any depth: here the method's name, `union`, is
+one the file has, its impl is new) is chance, not a frame, and every region left must pass the
+deletion guard. The real case is then refused (each region would delete `KeyIterator`), and so are
+these small files, saying why: never a silent deletion. Python is left out: its frames are three lines with words, which
 new code repeats far less by chance."""
 from __future__ import annotations
 

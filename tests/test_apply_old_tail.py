@@ -98,8 +98,7 @@ func (c *Conv) Other() int {
 {m}
 """),
 }
-UNREACHABLE["typescript"] = (UNREACHABLE["javascript"][0], UNREACHABLE["javascript"][1].replace("gen(cl)", "gen(cl: number)"),
-                             UNREACHABLE["javascript"][2].replace("gen(cl)", "gen(cl: number)"))
+UNREACHABLE["typescript"] = tuple(t.replace("gen(cl)", "gen(cl: number)") for t in UNREACHABLE["javascript"])
 
 MOVED = {
     "python": ("# ... existing code ...", """def configure(conv):
@@ -178,8 +177,7 @@ func other() int {
 {m}
 """),
 }
-MOVED["typescript"] = (MOVED["javascript"][0], MOVED["javascript"][1].replace("configure(conv)", "configure(conv: Conv): void"),
-                       MOVED["javascript"][2].replace("configure(conv)", "configure(conv: Conv): void"))
+MOVED["typescript"] = tuple(t.replace("configure(conv)", "configure(conv: Conv): void") for t in MOVED["javascript"])
 
 
 def _case(table: dict, lang: str) -> tuple[str, str, str]:

@@ -71,7 +71,7 @@ def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     return False
 
 
-_EXIT = re.compile(r"(?:return|raise|throw|panic!)\b")
+_EXIT = re.compile(r"(?:return|raise|throw)\b")
 UNREACHABLE_WHY = "the block's old last lines: unreachable after the snippet's new last statement"
 MOVED_WHY = "the block's old last lines: the snippet moved them up"
 
@@ -106,8 +106,8 @@ def old_tail(orig: list[str], lines: list[str], a: int, b: int, marker_after: in
 def chance_tail(orig: list[str], lines: list[str], frame: int) -> bool:
     """The fragment's last `frame` lines (anchors.FRAME) hold one line with words, inside a
     definition the fragment brings and the file does not have: where the file has them too, that is
-    chance, not a frame (a new `impl ItemsView` whose last method ends `Ok(HashTrieSetPy { inner })`, `}`, `}` as an
-    old impl does, 200 lines further on)."""
+    chance, not a frame (a new `impl ItemsView` whose last method ends `Ok(HashTrieSetPy { inner })`,
+    `}`, `}` as an old impl does, 200 lines further on)."""
     tail = range(max(0, len(lines) - frame), len(lines))
     worded = [j for j in tail if _WORD.search(lines[j])]
     return len(worded) == 1 and in_new_definition(orig, lines, worded[0])
