@@ -27,14 +27,14 @@ then, between regions sharing one anchor, the longer; otherwise the merge refuse
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, chance_tail, defined_name, doubled_edge, doubled_run,
-                                          defines_name, ends_block, header_name, in_new_definition, leads_to,
-                                          old_tail, once_in, reads_as_code, redefined, type_name, unbound)
+from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, defined_name,
+                                          defines_name, doubled_edge, doubled_run, ends_block, header_name,
+                                          in_new_definition, leads_to, old_tail, once_in, reads_as_code, redefined,
+                                          type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -76,17 +76,6 @@ def _prefix(orig: list[str], lines: list[str], j: int) -> int:
     return k
 
 
-def _block_end(orig: list[str], start: int, indent: int) -> int:
-    """The first line after `start` indented less than `indent` (len(orig) if none)."""
-    for j in range(start + 1, len(orig)):
-        if orig[j].strip() and _indent(orig[j]) < indent:
-            return j
-    return len(orig)
-
-
-_WORD = re.compile(r"\w")
-
-
 def _worth(line: str) -> int:
     """What a region line the fragment keeps counts for: 1, or 0 for a line with no word in it (a
     blank line, a lone brace) that agrees with any place.  A line the region drops costs 1."""
@@ -126,7 +115,7 @@ def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
     want = Counter(stripped)
     last = lines[-1]
     for a in heads:
-        limit = min(_block_end(orig, a, base), a + 2 * len(lines) + SLACK)
+        limit = min(block_end(orig, a, base), a + 2 * len(lines) + SLACK)
         have: Counter[str] = Counter()
         matched = worth = 0
         for b in range(a, limit):
@@ -260,15 +249,14 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
-    if guard:                         # (`opened`: the snippet starts the file, what it leaves out there is gone)
-        _no_lost_definitions(orig, lines, top[0][1], top[0][2], name, outright=not (opened and top[0][1] == 0))
-    elif chance and len(top) > 1:     # no frame tells them apart: each must pass the guard
+    if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = _guarded(orig, lines, top, name, opened)
     return [t[:3] for t in top]
 
 
 def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:
-    """The candidates that drop no definition silently (_no_lost_definitions); none: its refusal."""
+    """The candidates that drop no definition silently (_no_lost_definitions); none: the first's
+    refusal.  (`opened`: the snippet starts the file, what it leaves out there is gone.)"""
     passed, first = [], None
     for t in top:
         try:
@@ -341,14 +329,14 @@ def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None
     (right after the previous fragment) that has any; all of them otherwise."""
     if len(items) > 1 and marker_before:
         for level in range(marker_before, 0, -1):
-            inside = [x for x in items if head(x) <= _block_end(orig, pos - 1, level)]
+            inside = [x for x in items if head(x) <= block_end(orig, pos - 1, level)]
             if inside:
                 return inside
     return items
 
 
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
-    b = _block_end(orig, a, base) - 1
+    b = block_end(orig, a, base) - 1
     while b > a and not orig[b].strip():
         b -= 1
     want = Counter(l.strip() for l in lines)

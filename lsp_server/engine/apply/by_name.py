@@ -192,7 +192,8 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     regions = [orig[o.comment_start:o.end + 1] for o in cands]
     texts = ["\n".join(r) for r in regions]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
-    named = [k for k, c in enumerate(classes) if c and shows(c, "\n".join(d.text)) and shows(c, texts[k])
+    snippet = "\n".join(d.text)
+    named = [k for k, c in enumerate(classes) if c and shows(c, snippet) and shows(c, texts[k])
              and not any(shows(c, t) for j, t in enumerate(texts) if j != k)]
     if len(named) == 1 and held <= set(named):    # the snippet names the class, as only its method does
         return [cands[named[0]]]

@@ -39,8 +39,9 @@ from collections import Counter
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
-__all__ = ["arrow_name", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block", "header_name",
-           "in_new_definition", "old_tail", "once_in", "redefined", "type_name", "unbound", "IMPORT_LINE"]
+__all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block",
+           "header_name", "in_new_definition", "old_tail", "once_in", "redefined", "type_name", "unbound",
+           "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -55,6 +56,14 @@ _NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "wi
 
 def _strip(lines: list[str]) -> list[str]:
     return [l.strip() for l in lines]
+
+
+def block_end(orig: list[str], start: int, indent: int) -> int:
+    """The first line after `start` indented less than `indent` (len(orig) if none)."""
+    for j in range(start + 1, len(orig)):
+        if orig[j].strip() and _indent(orig[j]) < indent:
+            return j
+    return len(orig)
 
 
 def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
@@ -91,8 +100,7 @@ def old_tail(orig: list[str], lines: list[str], a: int, b: int, marker_after: in
         return None
     start = next((j for j in range(last, -1, -1) if lines[j].strip() and _indent(lines[j]) == depth and
                   lines[j].strip()[0] not in ")]}"), None)
-    end = next((j for j in range(b + 1, len(orig)) if orig[j].strip() and _indent(orig[j]) < depth), len(orig))
-    tail = [j for j in range(b + 1, end) if orig[j].strip()]
+    tail = [j for j in range(b + 1, block_end(orig, b, depth)) if orig[j].strip()]
     if not tail or len(tail) > 4 or any(header_name(orig[j]) for j in tail):
         return None
     if start is not None and _EXIT.match(lines[start].strip()):
