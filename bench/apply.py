@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="dev", choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "all"],
                     help="fresh, fresh2, fresh3: the release suite's later splits (sessions 34, 35, 36; fresh2 "
-                    "has been a development split since session 36); "
+                    "has been a development split since session 36, fresh3 since session 37); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

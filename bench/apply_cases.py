@@ -75,7 +75,8 @@ SOURCES = [
     ("fresh2", "npm", "@tanstack/solid-query", "4.24.4", "4.36.1"),
     ("fresh2", "npm", "@tanstack/react-query", "4.24.4", "4.36.1"),
     # session 36: fresh2 became a development split (its failures were opened); a fourth held-out
-    # split, built the same way, run once at the end of the session's work
+    # split, built the same way, run once at the end of the session's work; a development split
+    # since session 37 (its failures opened)
     ("fresh3", "pypi", "starlette", "0.27.0", "0.37.2"),
     ("fresh3", "pypi", "tqdm", "4.65.0", "4.66.4"),
     ("fresh3", "pypi", "orjson", "3.9.10", "3.10.3"),

@@ -77,15 +77,35 @@ def test_two_places_alike_line_for_line_are_refused(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_one_telling_line_that_is_an_edit_of_the_other_place_is_refused(lang):
     """The places differ in one line (`strict=True` / `strict=False`); the snippet rewrites the
-    first one's and so shows the second one's line: as likely an edit here as a rewrite there."""
+    first one's and so shows the second one's line, and it rewords the comment both have: as likely
+    an edit here as a rewrite there (pydantic-core's `strict_datetime`), two and three lines away."""
     inc, _ = _calls(lang)
     strict, loose = (inc.replace(")", f", {flag}, DEFAULT_OPTIONS)") for flag in ("true", "false"))
     a, b = _method(lang, "Drop what is not included.", strict), _method(lang, "Drop what is not included.", loose)
-    new = _method(lang, "Drop what is not included.", loose, extra=EXTRA.get(lang, "f(null) === null"))
+    new = _method(lang, "Drop what is not included, now.", loose, extra=EXTRA.get(lang, "f(null) === null"))
     r = merge(_file(lang, a, b), "\n".join(new) + "\n", lang)
     assert not r.ok
     assert "matches more than one place" in r.reason
 
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_place_the_snippet_is_half_as_far_from_is_rewritten(lang):
+    """orjson's numpy.rs: thirty `serialize` methods alike but for one call; the snippet rewords one's
+    comment (an attribute there) and shows its call, a small edit of every other one's call.  That
+    place is one line away, every other one two: it is rewritten."""
+    calls = [f"serializer.serialize_{t}(value, DEFAULT_OPTIONS)" for t in ("u16", "u32", "u64")]
+    names = ["Short", "Word", "Long"]
+    gap = [""] * (2 if lang == "python" else 1)
+
+    def text(new: list[str] | None = None) -> str:
+        return "\n".join(sum(((gap if i else []) + _class(lang, n, new if new and i == 1 else
+                                                            _method(lang, "Serialize the value.", c))
+                               for i, (n, c) in enumerate(zip(names, calls))), [])) + "\n"
+    new = _method(lang, "Serialize the value, seldom called.", calls[1])
+    r = merge(text(), "\n".join(new) + "\n", lang)
+    assert r.ok, r.reason
+    assert r.text == text(new)
 
 
 ITER = {   # (class, rewritten) -> lines: the method names its class; the rewrite edits that line

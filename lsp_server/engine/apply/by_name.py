@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.anchors import same as _same
@@ -205,13 +206,27 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     telling = [(own[k] - others[k]) & shown for k in range(len(cands))]
     told = [k for k, lines in enumerate(telling) if lines]
     if len(told) != 1:
-        return cands
+        return _nearest(regions, d, cands)
     k = told[0]
     if len(telling[k]) == 1:
         line, = telling[k]
         if any(alike(line, x, TWIN) for x in others[k]):
-            return cands
+            return _nearest(regions, d, cands)
     return [cands[k]]
+
+
+def _nearest(regions: list[list[str]], d: Def, cands: list[Def]) -> list[Def]:
+    """The one candidate that the snippet's definition is at most half as many line edits from as
+    from any other (lines added or dropped, whichever are more; blank ones aside): orjson's thirty
+    `serialize` methods, the snippet's `serializer.serialize_bool(self.value)` one of them with an
+    attribute changed, each other one with two lines changed; else all of them."""
+    def lines(text: list[str]) -> Counter:
+        return Counter(l.strip() for l in text if l.strip())
+    shown = lines(d.text)
+    far = sorted((max(sum((shown - (r := lines(region))).values()), sum((r - shown).values())), k)
+                 for k, region in enumerate(regions))
+    (best, k), (second, _) = far[0], far[1]
+    return [cands[k]] if 2 * best <= second and best < sum(shown.values()) else cands
 
 
 def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
