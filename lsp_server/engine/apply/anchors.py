@@ -48,6 +48,7 @@ RUN = 3                           # weight of a region line in the fragment's le
 LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
 REPLACED = 1.25                   # ... and counts this much against the line's cost (_agreement)
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
+COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
 
 
@@ -107,6 +108,13 @@ def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = Fals
     return n >= 2 * FRAME and len(want) >= 2 * FRAME and all(
         orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
         (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))
+
+
+def _found(orig: list[str], frame: list[str]) -> int:
+    """How many times the file has the lines `frame` (stripped) in a row (qs's tests each end with
+    a blank line, `st.end();` and `});`: a fragment ending so is framed by chance, fifteen times)."""
+    return sum(1 for j in range(len(orig) - len(frame) + 1) if orig[j].strip() == frame[0] and
+               all(orig[j + t].strip() == frame[t] for t in range(1, len(frame))))
 
 
 def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
@@ -238,11 +246,13 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
-    and braces over a better-scored region.  `chance`: the fragment's last lines are a chance frame
+    and braces over a better-scored region.  Frames with words found more than COMMON times in the
+    file (_found) are only weak ones.  `chance`: the fragment's last lines are a chance frame
     (regions.chance_tail, a marker after them): no frame counts, and tied candidates must each pass the guard."""
     want = [l.strip() for l in lines]
     mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
-    strong = [] if mirrored or chance else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    common = _found(orig, want[:FRAME]) > COMMON or _found(orig, want[-FRAME:]) > COMMON
+    strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2])]
     top = _top(orig, lines, want, strong or weak or cands, pos)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos)] != [top[0][1:3]]:
