@@ -46,7 +46,8 @@ __all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_ed
 _WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
 _HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
-                     r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface)\s+\(?\s*([A-Za-z_$][\w$]*)"
+                     r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface|macro_rules!|mod)"
+                     r"\s+\(?\s*([A-Za-z_$][\w$]*)"
                      r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?(?:get\s+|set\s+)?"
                      r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^={;]+)?\{\s*$")
 IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s"   # an import's first line
