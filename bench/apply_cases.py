@@ -82,6 +82,16 @@ SOURCES = [
     ("fresh3", "pypi", "orjson", "3.9.10", "3.10.3"),
     ("fresh3", "npm", "@reduxjs/toolkit", "2.1.0", "2.3.0"),
     ("fresh3", "npm", "qs", "6.11.0", "6.12.1"),
+    # session 37: a fifth held-out split, built the same way (Python, Rust in a PyPI sdist, TypeScript
+    # sources, JavaScript), run once at the end of the session's work
+    ("fresh4", "pypi", "arrow", "1.2.3", "1.3.0"),
+    ("fresh4", "pypi", "filelock", "3.12.2", "3.13.1"),
+    ("fresh4", "pypi", "watchfiles", "0.20.0", "0.22.0"),
+    ("fresh4", "npm", "@tanstack/virtual-core", "3.0.0", "3.8.0"),
+    ("fresh4", "npm", "dotenv", "16.0.3", "16.4.5"),
+    ("fresh4", "pypi", "tiktoken", "0.5.2", "0.7.0"),
+    ("fresh4", "npm", "type-fest", "4.3.0", "4.10.0"),
+    ("fresh4", "npm", "picomatch", "2.3.1", "4.0.2"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
