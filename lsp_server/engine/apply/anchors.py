@@ -229,18 +229,19 @@ def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[i
     """(score, head, tail, dropped) of the candidates with the best in-order score, evaluated from
     the best upper bound (the multiset score) down until no other can reach the best found.
     `end`: the file's last line, when the lines after the region up to it are deleted too: each
-    costs as a line the region drops (the upper bounds already count them).  (Not for a fragment
-    whose first and last lines are alike: tied places of it go to the file's end, plan._at_file_end.)"""
+    costs as a line the region drops."""
+    def after(b: int) -> int:
+        return max(0, end - b) if end is not None else 0
     best, scored = None, []
     once = _shown_once(orig, want, pos) if len(cands) > 1 else []
     slack = REPLACED * sum(1 for t in want if _WORD.search(t)) + ONCE * len(once)   # the most they can add
     if len(want) == 1:
         slack = 0                     # one line: the first place it fits after the previous fragment
-    for ub, a, b in sorted(cands, key=lambda c: -c[0]):
+    for ub, a, b in sorted(((ub - after(b), a, b) for ub, a, b in cands), key=lambda c: -c[0]):
         if best is not None and ub + slack < best:
             break
         score, dropped = _agreement(orig, want, a, b, once)
-        score -= max(0, end - b) if end is not None else 0
+        score -= after(b)
         scored.append((score, a, b, dropped))
         best = score if best is None else max(best, score)
     return [t for t in scored if t[0] == best]
@@ -254,9 +255,11 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
     file (_found) are only weak ones.  `chance`: the fragment's last lines are a chance frame
     (regions.chance_tail, a marker after them): no frame counts, and tied candidates must each pass the guard.
-    `end`: as _top's (the candidates' upper bounds lowered to match)."""
+    `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
+    to the file's end: plan._at_file_end)."""
     want = [l.strip() for l in lines]
     mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
+    end = None if mirrored else end
     common = _found(orig, want[:FRAME]) > COMMON or _found(orig, want[-FRAME:]) > COMMON
     strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2])]
@@ -452,10 +455,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     every = cands
-    mirrored = [l.strip() for l in lines[:FRAME]] == [l.strip() for l in lines[-FRAME:]]
-    end = last_text(orig) if at_end and tails is not None and len(cands) > 1 and not mirrored else None
-    if end is not None:               # what follows the snippet's last line is deleted: it counts
-        cands = [(ub - max(0, end - b), a, b) for ub, a, b in cands]
+    end = last_text(orig) if at_end and tails is not None and len(cands) > 1 else None   # (what follows is gone)
     cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)
                   chance=marker_after is not None and chance_tail(orig, lines, FRAME), end=end)
     if len(cands) == 1 and len(every) > 1:
