@@ -11,9 +11,10 @@ import pytest
 
 from redraft.engine.apply import merge
 
-MARK = {"python": "# ... existing code ...", "go": "// ... existing code ..."}
+MARK = {"python": "# ... existing code ..."}
 BLOCKS = {   # (open, body, closing lines) of test k, as each language writes a test
-    "javascript": (lambda k: f"it('case {k}', function () {{", "    assert.equal(f({k}), {k});", ["    done();", "});"]),
+    "javascript": (lambda k: f"it('case {k}', function () {{", "    assert.equal(f({k}), {k});",
+                   ["    done();", "});"]),
     "typescript": (lambda k: f"it('case {k}', (): void => {{", "    expect(f({k})).toBe({k});", ["    done();", "});"]),
     "rust": (lambda k: f"fn case_{k}() {{", "    assert_eq!(f({k}), {k});", ["    done();", "}"]),
     "go": (lambda k: f"func TestCase{k}(t *testing.T) {{", "\tcheck(t, f({k}), {k})", ["\tdone(t)", "}"]),

@@ -13,8 +13,9 @@ from redraft.engine.apply import merge
 
 
 def _impl(name: str, extra: list[str]) -> list[str]:
-    return [f"impl {name} {{", "    fn find(&self, key: &str) -> bool {", "        if key.is_empty() {", "            false",
-            "        } else {", f"            self.{name.lower()}.contains(key)", "        }", "    }", *extra, "}"]
+    return [f"impl {name} {{", "    fn find(&self, key: &str) -> bool {", "        if key.is_empty() {",
+            "            false", "        } else {", f"            self.{name.lower()}.contains(key)", "        }",
+            "    }", *extra, "}"]
 
 
 BASE = ["", "    fn base(&self) -> Option<&Value> {", "        let ptr = unsafe { (*self.as_ptr()).base };",
@@ -39,7 +40,8 @@ def _macro(name: str, cfg: str, body: str) -> list[str]:
 
 
 def test_a_macro_the_snippet_does_not_name_is_not_rewritten():
-    blocks = [_macro("contains", "Py_3_12", "dict_contains($obj, 1)"), _macro("contains", "not(Py_3_12)", "dict_contains($obj, 0)"),
+    blocks = [_macro("contains", "Py_3_12", "dict_contains($obj, 1)"),
+              _macro("contains", "not(Py_3_12)", "dict_contains($obj, 0)"),
               _macro("immortal", "Py_3_12", "keep($obj)"), _macro("immortal", "not(Py_3_12)", "incref($obj)")]
     orig = "\n\n".join("\n".join(b) for b in blocks) + "\n"
     new = _macro("dict_next", "not(Py_3_13)", "dict_next($obj, 0)")
