@@ -1,6 +1,7 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|fresh4|all] [--suite release|omission|all] [--language L]
+    .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|fresh4|fresh5|all]
+                                    [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
 
@@ -133,8 +134,9 @@ def report(rows) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", default="dev", choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "all"],
-                    help="fresh, fresh2, fresh3, fresh4: the release suite's later splits (sessions 34-37; fresh2 "
+    ap.add_argument("--set", default="dev",
+                    choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"],
+                    help="fresh, fresh2 ... fresh5: the release suite's later splits (sessions 34-37; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
