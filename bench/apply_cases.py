@@ -93,8 +93,8 @@ SOURCES = [
     ("fresh4", "pypi", "tiktoken", "0.5.2", "0.7.0"),
     ("fresh4", "npm", "type-fest", "4.3.0", "4.10.0"),
     ("fresh4", "npm", "picomatch", "2.3.1", "4.0.2"),
-    # session 37: a sixth split, for held-out use (Rust and TypeScript, which fresh4 lacks): built and
-    # checked with the oracle only, not yet run against the engine
+    # session 37: a sixth held-out split (Rust and TypeScript, which fresh4 lacks), built after the
+    # session's engine was final and run once at its end
     ("fresh5", "pypi", "nh3", "0.2.14", "0.2.17"),
     ("fresh5", "pypi", "bcrypt", "4.0.1", "4.1.2"),
     ("fresh5", "pypi", "safetensors", "0.4.0", "0.4.3"),
