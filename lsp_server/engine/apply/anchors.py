@@ -33,7 +33,7 @@ from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, defined_name,
                                           defines_name, doubled_edge, doubled_run, ends_block, header_name,
-                                          in_new_definition, leads_to, old_tail, once_in, reads_as_code, redefined,
+                                          in_new_definition, leads_to, old_tail, reads_as_code, redefined, runs_in,
                                           type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
@@ -108,13 +108,6 @@ def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = Fals
     return n >= 2 * FRAME and len(want) >= 2 * FRAME and all(
         orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
         (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))
-
-
-def _found(orig: list[str], frame: list[str]) -> int:
-    """How many times the file has the lines `frame` (stripped) in a row (qs's tests each end with
-    a blank line, `st.end();` and `});`: a fragment ending so is framed by chance, fifteen times)."""
-    return sum(1 for j in range(len(orig) - len(frame) + 1) if orig[j].strip() == frame[0] and
-               all(orig[j + t].strip() == frame[t] for t in range(1, len(frame))))
 
 
 def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
@@ -253,14 +246,14 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
-    file (_found) are only weak ones.  `chance`: the fragment's last lines are a chance frame
+    file (regions.runs_in) are only weak ones.  `chance`: the fragment's last lines are a chance frame
     (regions.chance_tail, a marker after them): no frame counts, and tied candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
     to the file's end: plan._at_file_end)."""
     want = [l.strip() for l in lines]
     mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
     end = None if mirrored else end
-    common = _found(orig, want[:FRAME]) > COMMON or _found(orig, want[-FRAME:]) > COMMON
+    common = not (mirrored or chance) and any(runs_in(orig, f, COMMON) > COMMON for f in (want[:FRAME], want[-FRAME:]))
     strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2])]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
@@ -307,7 +300,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
                             "define; show it or mark it with `... existing code ...`")
     tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
-            once_in(orig, region[:runs[0].size]) and once_in(orig, tail) and \
+            runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
             not (sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
         return                        # anchored at both ends by text found nowhere else: explicit
     for i in range(b - a + 1):

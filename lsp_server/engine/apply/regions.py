@@ -40,7 +40,7 @@ from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block",
-           "header_name", "in_new_definition", "old_tail", "once_in", "redefined", "type_name", "unbound",
+           "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name", "unbound",
            "IMPORT_LINE"]
 
 _WORD = re.compile(r"\w")
@@ -122,16 +122,17 @@ def chance_tail(orig: list[str], lines: list[str], frame: int) -> bool:
     return len(worded) == 1 and in_new_definition(orig, lines, worded[0])
 
 
-def once_in(orig: list[str], seq: list[str]) -> bool:
-    """`seq` (stripped lines) occurs exactly once in the file."""
-    n, k = len(orig), len(seq)
+def runs_in(orig: list[str], seq: list[str], most: int) -> int:
+    """How many times the file has the lines `seq` (stripped) in a row, counted up to `most` + 1
+    (a run found once anchors a region explicitly; qs's tests each end with a blank line,
+    `st.end();` and `});`, fifteen times: a fragment ending so is framed by chance)."""
     hits = 0
-    for j in range(n - k + 1):
-        if orig[j].strip() == seq[0] and all(orig[j + t].strip() == seq[t] for t in range(1, k)):
+    for j in range(len(orig) - len(seq) + 1):
+        if orig[j].strip() == seq[0] and all(orig[j + t].strip() == seq[t] for t in range(1, len(seq))):
             hits += 1
-            if hits > 1:
-                return False
-    return hits == 1
+            if hits > most:
+                break
+    return hits
 
 
 def ends_block(orig: list[str], b: int, indent: int) -> bool:
