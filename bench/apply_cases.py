@@ -102,6 +102,16 @@ SOURCES = [
     ("fresh5", "npm", "@tiptap/core", "2.1.0", "2.2.0"),
     ("fresh5", "npm", "prosemirror-view", "1.31.0", "1.33.0"),
     ("fresh5", "npm", "prosemirror-model", "1.19.0", "1.20.0"),
+    # session 38: a seventh held-out split (Rust in a PyPI sdist, TypeScript sources, Python,
+    # JavaScript), from packages no session had opened; built and checked with the oracle only; not
+    # yet run against the engine
+    ("fresh6", "pypi", "tantivy", "0.21.0", "0.22.0"),
+    ("fresh6", "pypi", "pycrdt", "0.9.0", "0.9.8"),
+    ("fresh6", "npm", "@js-temporal/polyfill", "0.4.2", "0.4.3"),
+    ("fresh6", "npm", "@grpc/grpc-js", "1.9.0", "1.9.7"),
+    ("fresh6", "pypi", "hypercorn", "0.14.4", "0.16.0"),
+    ("fresh6", "pypi", "typeguard", "4.1.5", "4.3.0"),
+    ("fresh6", "npm", "svgo", "3.0.2", "3.2.0"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
