@@ -96,6 +96,7 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
         if not cands and any(o.key == d.key for o in originals):
             raise MergeRefused(f"definition `{d.name}` is at a different place or indentation in the file")
         matches.append(cands[0] if cands else None)
+    matches = _siblings(orig, originals, parsed, matches)
     for i, (d, o) in enumerate(zip(parsed, matches)):
         if o is not None:
             h = _header_line(orig, o, d) if d.members is not None and o.members is not None else None
@@ -142,6 +143,29 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
         else:
             unplaced.append(d)
     return edits, unplaced
+
+
+def _siblings(orig: list[str], originals: list[Def], parsed: list[Def], matches: list) -> list:
+    """Methods shown together without their class are siblings: when their matches lie in different
+    classes, the class of one the snippet shows unchanged is theirs (rpds's `init`, then a
+    `__contains__` new in that class, not the other class's own); none shown unchanged: refused."""
+    found = [(d, o) for d, o in zip(parsed, matches) if o is not None and d.parent is None and o.parent]
+    if len({o.parent for _, o in found}) < 2:
+        return matches
+    home = {o.parent for d, o in found if [l.rstrip() for l in orig[o.comment_start:o.end + 1]] ==
+            [l.rstrip() for l in d.text]}
+    if len(home) != 1:
+        a, b = found[0][1], next(o for _, o in found if o.parent != found[0][1].parent)
+        raise MergeRefused(f"definitions `{found[0][0].name}` and `{b.name}`, shown together, are in different "
+                           f"classes of the file (`{a.parent}`, `{b.parent}`): show the class around them")
+    parent, = home
+    out = []
+    for d, o in zip(parsed, matches):
+        if o is not None and d.parent is None and o.parent and o.parent != parent:
+            o = next((x for x in originals if x.key == d.key and x.parent == parent and x.indent_text == d.indent_text),
+                     None)
+        out.append(o)
+    return out
 
 
 _SELF = re.compile(r"^\s*(?:async\s+)?def\s+\w+\s*\(\s*(self|cls)\b", re.S)
