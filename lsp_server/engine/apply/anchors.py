@@ -31,8 +31,8 @@ from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, defined_name,
-                                          defines_name, doubled_edge, doubled_run, ends_block, header_name,
+from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closing_head,
+                                          defined_name, defines_name, doubled_edge, doubled_run, ends_block, header_name,
                                           in_new_definition, leads_to, old_tail, reads_as_code, redefined, runs_in,
                                           type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
@@ -414,7 +414,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if not heads:
         raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
     if len(lines) == 1:
-        cands = [(0, a, a) for a in heads]
+        cands = [(0, a, a) for a in closing_head(orig, heads, pos, lines[0], marker_before)]
     else:
         if len(heads) > MAX_HEADS:
             raise Ambiguous(f"{name}: matches more than one place in the file")

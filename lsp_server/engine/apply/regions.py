@@ -295,3 +295,25 @@ def defines_name(ident: str, lines: list[str]) -> bool:
             return True
         importing = importing and t.endswith(("{", ",", "("))
     return False
+
+
+_CLOSER = re.compile(r"\s*[)\]}]+[;,)]*\s*$")
+
+
+def closing_head(orig: list[str], heads: list[int], pos: int, line: str, marker_before: int | None) -> list[int]:
+    """A lone closing line (`}`) after a marker indented deeper than it closes the block that the
+    marker is in: of its places, the file's first line after `pos` as little indented as it, when
+    that is one of them (mapBuilders.ts: an interface's `}` after `  // ... existing code ...`,
+    another interface's `}` later in the file; lines inside `/* */` comments aside, a doc comment's
+    example may start at column 0); else all of them."""
+    if len(heads) < 2 or marker_before is None or marker_before <= _indent(line) or not _CLOSER.match(line):
+        return heads
+    comment = False
+    for j in range(pos, heads[-1] + 1):
+        t = orig[j].strip()
+        if comment or t.startswith("/*"):
+            comment = "*/" not in t[2:] if not comment else "*/" not in t
+            continue
+        if t and _indent(orig[j]) <= _indent(line):
+            return [j] if j in heads else heads
+    return heads
