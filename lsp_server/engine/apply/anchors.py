@@ -31,7 +31,7 @@ from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closing_head,
+from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closing_head, collapsed,
                                           defined_name, defines_name, doubled_edge, doubled_run, ends_block, header_name,
                                           in_new_definition, leads_to, old_tail, reads_as_code, redefined, runs_in,
                                           type_name, unbound)
@@ -311,7 +311,8 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     if not outright:
         return
     new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
-    gone = [i for i in range(len(region)) if region[i] and i not in kept and not any(
+    joined = collapsed(orig[a:b + 1], kept, new)
+    gone = [i for i in range(len(region)) if region[i] and i not in kept and i not in joined and not any(
         alike(region[i], n, 0.5) for n in new)]
     for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):

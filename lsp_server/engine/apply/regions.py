@@ -317,3 +317,20 @@ def closing_head(orig: list[str], heads: list[int], pos: int, line: str, marker_
         if t and _indent(orig[j]) <= _indent(line):
             return [j] if j in heads else heads
     return heads
+
+
+def collapsed(region: list[str], kept: set[int], new: list[str]) -> set[int]:
+    """Dropped lines that are the arguments of a call (a bracket's lines) which a new line writes
+    on one line: `PyObjectSerializer::new(` / five argument lines / `);` become one line starting
+    as the first did (a formatter joins them when they got shorter): rewritten, not deleted."""
+    out: set[int] = set()
+    for i, line in enumerate(region):
+        t = line.strip()
+        if i in kept or not t.endswith(("(", "[", "{")) or len(t) < 8 or \
+                not any(n.startswith(t) and len(n) > len(t) + 1 for n in new):
+            continue
+        close = next((k for k in range(i + 1, len(region)) if region[k].strip() and
+                      _indent(region[k]) <= _indent(line)), None)
+        if close is not None and _CLOSER.match(region[close]) and all(k not in kept for k in range(i + 1, close + 1)):
+            out.update(range(i, close + 1))
+    return out
