@@ -87,3 +87,21 @@ def test_argument_lines_deleted_with_nothing_like_them_are_still_refused(lang):
     r = merge(_file(lang, joined=False), snippet, lang)
     assert not r.ok
     assert "would delete lines" in r.reason
+
+
+@pytest.mark.parametrize("lang", sorted(CALLS))
+def test_a_bracket_opened_again_by_a_like_line_rewrites_its_lines(lang):
+    """orjson's numpy.rs: `pub struct NumpySerializer {` and its five fields became
+    `pub struct NumpySerializer<'a> {` with one field: the old fields are rewritten, not deleted."""
+    opening, args, close, _ = CALLS[lang]
+    reopened = opening.replace("PyObjectSerializer", "PyObjectSerializers")
+    ind = args[0][:len(args[0]) - len(args[0].lstrip())]
+    new_args = [f"{ind}previous{',' if lang != 'go' else ','}", f"{ind}limit,"]
+    old = _lines(lang, joined=False)
+    built = close.rstrip(";") + ".build()" + (";" if close.endswith(";") else "")   # (not kept: the region's
+    new = old[:4] + [reopened, *new_args, built] + old[11:]                      # edges are found twice)
+    snippet = "\n".join([new[0], _marker(lang, ind[:len(ind) // 2]), *new[1:10], _marker(lang, ind[:len(ind) // 2]),
+                         _marker(lang)]) + "\n"
+    r = merge(_file(lang, joined=False), snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == _file(lang, joined=False).replace("\n".join(old), "\n".join(new))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
@@ -322,15 +323,17 @@ def closing_head(orig: list[str], heads: list[int], pos: int, line: str, marker_
 def collapsed(region: list[str], kept: set[int], new: list[str]) -> set[int]:
     """Dropped lines that are the arguments of a call (a bracket's lines) which a new line writes
     on one line: `PyObjectSerializer::new(` / five argument lines / `);` become one line starting
-    as the first did (a formatter joins them when they got shorter): rewritten, not deleted."""
+    as the first did (a formatter joins them when they got shorter); or a block whose opening line
+    a like new line opens again (`pub struct NumpySerializer {` -> `pub struct NumpySerializer<'a> {`,
+    its fields rewritten): rewritten, not deleted."""
     out: set[int] = set()
     for i, line in enumerate(region):
         t = line.strip()
-        if i in kept or not t.endswith(("(", "[", "{")) or len(t) < 8 or \
-                not any(n.startswith(t) and len(n) > len(t) + 1 for n in new):
+        if i in kept or not t.endswith(("(", "[", "{")) or len(t) < 8 or not any(
+                n.startswith(t) and len(n) > len(t) + 1 or n != t and n[-1] == t[-1] and alike(n, t, 0.7) for n in new):
             continue
         close = next((k for k in range(i + 1, len(region)) if region[k].strip() and
                       _indent(region[k]) <= _indent(line)), None)
-        if close is not None and _CLOSER.match(region[close]) and all(k not in kept for k in range(i + 1, close + 1)):
+        if close is not None and region[close].strip()[0] in ")]}" and all(k not in kept for k in range(i + 1, close)):
             out.update(range(i, close + 1))
     return out
