@@ -30,7 +30,10 @@ called from anchors.anchor once the best candidate is known):
   takes in the old lines after its region when they are unreachable after its last statement
   (`return`, `raise`, `throw`) or lines it moved up (old_tail);
 * what a dropped line defines: a header that reads as code (reads_as_code), a name the fragment
-  defines again (defines_name), for anchors' guard against deleting a definition the snippet uses."""
+  defines again (defines_name), for anchors' guard against deleting a definition the snippet uses;
+* a lone closing line after a deeper marker: the end of the marker's block (closing_head);
+* a bracket's lines rewritten: joined on one new line, or reopened by a like new line (collapsed),
+  not deleted lines for anchors' guard."""
 from __future__ import annotations
 
 import re
@@ -312,8 +315,11 @@ def closing_head(orig: list[str], heads: list[int], pos: int, line: str, marker_
     comment = False
     for j in range(pos, heads[-1] + 1):
         t = orig[j].strip()
-        if comment or t.startswith("/*"):
-            comment = "*/" not in t[2:] if not comment else "*/" not in t
+        if comment:                   # (inside `/* */`: to its last line)
+            comment = "*/" not in t
+            continue
+        if t.startswith("/*"):
+            comment = "*/" not in t[2:]
             continue
         if t and _indent(orig[j]) <= _indent(line):
             return [j] if j in heads else heads
