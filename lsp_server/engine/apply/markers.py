@@ -7,6 +7,7 @@ __all__ = ["is_marker"]
 
 _MARKER_WORDS = ("existing", "rest of", "unchanged", "keep", "remaining", "omitted", "same as", "previous",
                  "other ", "code")
+_CODE = re.compile(r"\w\(|[=;\"'`{}<>]|,\s*$|^[.)\]]")   # a doctest's continuation: `...     schema,`
 _COMMENT_STRIP = re.compile(r"^(?:#+|//+|/\*+|\*+|<!--|--)|(?:\*+/|-->)$")
 
 
@@ -19,7 +20,9 @@ def is_marker(line: str) -> bool:
     for _ in range(2):
         body = _COMMENT_STRIP.sub("", body.strip()).strip()
     body = body.replace("\u2026", "...").lower()
-    if body.startswith("..."):
-        return True
+    if body.startswith("..."):        # ... unless the rest is code, as in a doctest shown in a doc comment
+        rest = body[3:].strip()       # (`///     ...     SchemaBuilder()`): it says nothing of elided code
+        return not (rest and _CODE.search(rest) and not rest.endswith("...") and
+                    not any(w in rest for w in _MARKER_WORDS))
     # prose ending in "..." is common in real comments: then it must be short or say what it stands for
     return body.endswith("...") and (len(body.split()) <= 3 or any(w in body for w in _MARKER_WORDS))
