@@ -137,7 +137,8 @@ def main(argv=None) -> int:
     ap.add_argument("--set", default="dev",
                     choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "all"],
                     help="fresh, fresh2 ... fresh6: the release suite's later splits (sessions 34-38; fresh2 "
-                    "has been a development split since session 36, fresh3 since session 37); "
+                    "has been a development split since session 36, fresh3 since session 37, fresh6 since "
+                    "session 38, opened after its first run); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

@@ -5,7 +5,8 @@ one-line refusal (ok=False, reason); it never raises.
 
 Design:
 * The snippet is split at *marker* lines (a whole-line comment whose text, without comment syntax,
-  starts or ends with "..." -- `# ... existing code ...`, `// ...`, `/* ... rest of file ... */`)
+  starts or ends with "..." -- `# ... existing code ...`, `// ...`, `/* ... rest of file ... */`;
+  not a doctest's continuation in a doc comment, `///     ...     schema,`: markers.py)
   into fragments.  Marker lines stand for original text that is kept verbatim.
 * Every fragment becomes one or more *edits* `(start, end, lines)`: original lines [start, end)
   are replaced by `lines` (start == end is an insertion).  Markers elide unchanged code; lines
