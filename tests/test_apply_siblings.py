@@ -59,9 +59,14 @@ def _snippet(lang: str, methods: list[list[str]]) -> str:
     return "\n".join([_marker(lang, ind), *body, _marker(lang, ind)]) + "\n"
 
 
+def _set(lang: str) -> tuple[list[str], list[str]]:
+    """The set class's two methods, `init` and `size`."""
+    return _method(lang, "init", INIT_SET), _method(lang, "size", "self.inner.size(key)")
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_method_new_beside_an_unchanged_sibling_goes_into_the_siblings_class(lang):
-    init, size = _method(lang, "init", INIT_SET), _method(lang, "size", "self.inner.size(key)")
+    init, size = _set(lang)
     new = _method(lang, "contains", "self.inner.has(key)")
     r = merge(_two(lang, [init, size]), _snippet(lang, [init, new]), lang)
     assert r.ok, r.reason
@@ -71,7 +76,7 @@ def test_a_method_new_beside_an_unchanged_sibling_goes_into_the_siblings_class(l
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_siblings_matched_in_two_classes_none_unchanged_are_refused(lang):
-    init, size = _method(lang, "init", INIT_SET), _method(lang, "size", "self.inner.size(key)")
+    init, size = _set(lang)
     changed = _method(lang, "init", INIT_SET + MORE.get(lang, " && key !== null"))
     new = _method(lang, "contains", "self.inner.has(key)")
     r = merge(_two(lang, [init, size]), _snippet(lang, [changed, new]), lang)
@@ -82,7 +87,7 @@ def test_siblings_matched_in_two_classes_none_unchanged_are_refused(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_siblings_of_one_class_are_rewritten_there(lang):
     """Both methods matched in the same class: nothing changes from before (each replaced)."""
-    init, size = _method(lang, "init", INIT_SET), _method(lang, "size", "self.inner.size(key)")
+    init, size = _set(lang)
     new_size = _method(lang, "size", "self.inner.len()")
     r = merge(_two(lang, [init, size]), _snippet(lang, [init, new_size]), lang)
     assert r.ok, r.reason

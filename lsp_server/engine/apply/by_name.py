@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from redraft.engine.apply.alike import alike
-from redraft.engine.apply.anchors import same as _same
+from redraft.engine.apply.anchors import same as _same, unchanged
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
@@ -152,8 +152,7 @@ def _siblings(orig: list[str], originals: list[Def], parsed: list[Def], matches:
     found = [(d, o) for d, o in zip(parsed, matches) if o is not None and d.parent is None and o.parent]
     if len({o.parent for _, o in found}) < 2:
         return matches
-    home = {o.parent for d, o in found if [l.rstrip() for l in orig[o.comment_start:o.end + 1]] ==
-            [l.rstrip() for l in d.text]}
+    home = {o.parent for d, o in found if unchanged(orig[o.comment_start:o.end + 1], d.text)}
     if len(home) != 1:
         a, b = found[0][1], next(o for _, o in found if o.parent != found[0][1].parent)
         raise MergeRefused(f"definitions `{found[0][0].name}` and `{b.name}`, shown together, are in different "

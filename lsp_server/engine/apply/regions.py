@@ -63,10 +63,16 @@ def _strip(lines: list[str]) -> list[str]:
     return [l.strip() for l in lines]
 
 
-def block_end(orig: list[str], start: int, indent: int) -> int:
-    """The first line after `start` indented less than `indent` (len(orig) if none)."""
+def block_end(orig: list[str], start: int, indent: int, comments: bool = False) -> int:
+    """The first line after `start` indented less than `indent` (len(orig) if none).  `comments`:
+    lines inside `/* */` comments aside (a doc comment's example may start at column 0)."""
+    inside = False
     for j in range(start + 1, len(orig)):
-        if orig[j].strip() and _indent(orig[j]) < indent:
+        t = orig[j].strip()
+        if comments and (inside or t.startswith("/*")):
+            inside = "*/" not in (t if inside else t[2:])      # (to the comment's last line)
+            continue
+        if t and _indent(orig[j]) < indent:
             return j
     return len(orig)
 
@@ -308,22 +314,11 @@ def closing_head(orig: list[str], heads: list[int], pos: int, line: str, marker_
     """A lone closing line (`}`) after a marker indented deeper than it closes the block that the
     marker is in: of its places, the file's first line after `pos` as little indented as it, when
     that is one of them (mapBuilders.ts: an interface's `}` after `  // ... existing code ...`,
-    another interface's `}` later in the file; lines inside `/* */` comments aside, a doc comment's
-    example may start at column 0); else all of them."""
+    another interface's `}` later in the file, a JSDoc example at column 0 between); else all of them."""
     if len(heads) < 2 or marker_before is None or marker_before <= _indent(line) or not _CLOSER.match(line):
         return heads
-    comment = False
-    for j in range(pos, heads[-1] + 1):
-        t = orig[j].strip()
-        if comment:                   # (inside `/* */`: to its last line)
-            comment = "*/" not in t
-            continue
-        if t.startswith("/*"):
-            comment = "*/" not in t[2:]
-            continue
-        if t and _indent(orig[j]) <= _indent(line):
-            return [j] if j in heads else heads
-    return heads
+    end = block_end(orig, pos - 1, _indent(line) + 1, comments=True)
+    return [end] if end in heads else heads
 
 
 def collapsed(region: list[str], kept: set[int], new: list[str]) -> set[int]:
@@ -338,8 +333,8 @@ def collapsed(region: list[str], kept: set[int], new: list[str]) -> set[int]:
         if i in kept or not t.endswith(("(", "[", "{")) or len(t) < 8 or not any(
                 n.startswith(t) and len(n) > len(t) + 1 or n != t and n[-1] == t[-1] and alike(n, t, 0.7) for n in new):
             continue
-        close = next((k for k in range(i + 1, len(region)) if region[k].strip() and
-                      _indent(region[k]) <= _indent(line)), None)
-        if close is not None and region[close].strip()[0] in ")]}" and all(k not in kept for k in range(i + 1, close)):
+        close = block_end(region, i, _indent(line) + 1)
+        if close < len(region) and region[close].strip()[0] in ")]}" and \
+                all(k not in kept for k in range(i + 1, close)):
             out.update(range(i, close + 1))
     return out
