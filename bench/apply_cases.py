@@ -113,6 +113,16 @@ SOURCES = [
     ("fresh6", "pypi", "hypercorn", "0.14.4", "0.16.0"),
     ("fresh6", "pypi", "typeguard", "4.1.5", "4.3.0"),
     ("fresh6", "npm", "svgo", "3.0.2", "3.2.0"),
+    # session 39: an eighth held-out split (Rust in a PyPI sdist, TypeScript sources, Python,
+    # JavaScript), from packages no session had opened; built and checked with the oracle only, not yet
+    # run against the engine
+    ("fresh7", "pypi", "minijinja", "1.0.8", "1.0.13"),
+    ("fresh7", "pypi", "granian", "1.0.2", "1.1.2"),
+    ("fresh7", "npm", "ethers", "6.7.1", "6.9.0"),
+    ("fresh7", "npm", "@apollo/server", "4.9.0", "4.10.0"),
+    ("fresh7", "pypi", "pathspec", "0.11.2", "0.12.1"),
+    ("fresh7", "pypi", "loguru", "0.7.1", "0.7.2"),
+    ("fresh7", "npm", "svelte", "4.2.0", "4.2.8"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
