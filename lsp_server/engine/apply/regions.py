@@ -77,6 +77,18 @@ def block_end(orig: list[str], start: int, indent: int, comments: bool = False) 
     return len(orig)
 
 
+def opener(lines: list[str], i: int) -> str | None:
+    """The line that opens the block line i closes (stripped): the nearest line above it at its
+    indent with a word in it, none less indented between (None: the block opens above `lines`)."""
+    indent = _indent(lines[i])
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip() and _indent(lines[j]) < indent:
+            return None
+        if _indent(lines[j]) == indent and _WORD.search(lines[j]):
+            return lines[j].strip()
+    return None
+
+
 def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     """The fragment's line `lines[j]` lies in the body of a definition the fragment brings and the
     file does not have (by name), at any depth: new code, which may well repeat a line the file has
