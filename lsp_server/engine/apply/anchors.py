@@ -33,8 +33,8 @@ from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closing_head,
                                           collapsed, defined_name, defines_name, doubled_edge, doubled_run, ends_block,
-                                          header_name, in_new_definition, leads_to, old_tail, opener, reads_as_code, redefined,
-                                          runs_in, type_name, unbound)
+                                          header_name, in_new_definition, leads_to, old_tail, opener, reads_as_code,
+                                          redefined, runs_in, type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
