@@ -172,7 +172,7 @@ def indent(text, prefix, predicate=None):
     assert ok(INDENT, snippet) == INDENT.replace("splitlines(True)", "splitlines(keepends=True)")
 
 
-def test_trailing_whitespace_is_the_snippets_on_new_lines_and_the_files_on_repeated_ones():
+def test_trailing_whitespace_is_the_snippets_on_new_lines_and_never_added_to_repeated_ones():
     original = INDENT.replace("return line.strip()\n", "return line.strip()  \n")
     snippet = """# ... existing code ...
         def predicate(line):
@@ -181,9 +181,12 @@ def test_trailing_whitespace_is_the_snippets_on_new_lines_and_the_files_on_repea
             yield (prefix + line if predicate(line) else line)
     return "".join(prefixed_lines())   \n"""
     out = ok(original, snippet)
-    assert "return line.strip()  \n" in out                      # the file's, though the snippet dropped it
+    assert "return line.strip()\n" in out                        # stripped where the snippet strips it
     assert out.endswith('return "".join(prefixed_lines())   \n')  # the snippet's, on the line it changes
-    assert out.replace("   \n", "\n").replace("  \n", "\n") == INDENT.replace("''.join", '"".join')
+    assert out.replace("   \n", "\n") == INDENT.replace("''.join", '"".join')
+    # a line the snippet repeats with trailing whitespace the file's line lacks keeps the file's
+    padded = snippet.replace("def predicate(line):\n", "def predicate(line):  \n")
+    assert "def predicate(line):\n" in ok(INDENT, padded)
 
 
 def test_a_whole_new_file_without_markers_replaces_the_file_when_it_drops_no_definition():

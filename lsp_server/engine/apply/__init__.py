@@ -192,12 +192,20 @@ def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> tuple[li
 
 def _as_written(old: list[str], new: list[str]) -> list[str]:
     """The snippet's lines, except that those it repeats from the region they replace (trailing
-    whitespace aside) are the original's: no whitespace-only changes."""
+    whitespace aside) keep the file's line ending (a lone CR: a mixed file's CRLF lines) and never
+    gain trailing whitespace: the snippet may strip a repeated line's trailing whitespace (a blank
+    line's indentation, as formatters do), not add any."""
     if not old:
         return new
     out = list(new)
     sm = difflib.SequenceMatcher(None, [l.rstrip() for l in old], [l.rstrip() for l in new], autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
-            out[j1:j2] = old[i1:i2]
+            out[j1:j2] = [_repeated(o, n) for o, n in zip(old[i1:i2], new[j1:j2])]
     return out
+
+
+def _repeated(old: str, new: str) -> str:
+    cr = "\r" if old.endswith("\r") else ""
+    old = old[:-1] if cr else old
+    return (new if len(new) < len(old) else old) + cr
