@@ -123,6 +123,8 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
             if d.has_comment:
                 same_first = [q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])]
                 start = same_first[0] if same_first else max(o.comment_start, o.start - (d.start - d.comment_start))
+                while start > o.comment_start and orig[start].lstrip().startswith("*"):
+                    start -= 1            # ... and a block comment they cut into whole (` * ...` up to `/**`)
             elif lang.indent_blocks and orig[o.start].lstrip().startswith("@") and \
                     not d.text[0].lstrip().startswith("@"):   # decorators the snippet leaves out stay
                 start = next((q for q in range(o.start, o.end + 1) if _indent(orig[q]) == _indent(orig[o.start])
