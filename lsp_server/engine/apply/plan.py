@@ -85,8 +85,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
         if parsed is not None and unplaced and not fe and _anchors_by_lines(orig, f.lines, pos):
             parsed = None                 # not a new definition: one nested in a body, found by its lines
         no_anchor = None
-        if parsed is not None and unplaced and not fe and not unplaced[0].method and not (
-                f.marker_before is not None and f.marker_after is None and nxt is None) and \
+        if parsed is not None and unplaced and not fe and not unplaced[0].method and \
                 sum(1 for d in unplaced for l in d.text if l.strip()) < sum(1 for l in f.lines if l.strip()):
             no_anchor = f"cannot place new definition `{unplaced[0].name}`: no anchor"
             parsed = None                 # shown lines of the file around it may anchor it
