@@ -135,7 +135,8 @@ def report(rows) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="dev",
-                    choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "all"],
+                    choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
+                             "all"],
                     help="fresh, fresh2 ... fresh7: the release suite's later splits (sessions 34-39; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
                     "session 38, opened after its first run); "
