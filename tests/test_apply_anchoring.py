@@ -189,6 +189,18 @@ def test_trailing_whitespace_is_the_snippets_on_new_lines_and_never_added_to_rep
     assert "def predicate(line):\n" in ok(INDENT, padded)
 
 
+def test_a_blank_lines_whitespace_is_the_snippets_when_it_repeats_the_line():
+    # the file's blank line inside `indent` holds four spaces; a snippet that shows them keeps them
+    # (a release that did not touch them), one that shows an empty line strips them (a formatter's)
+    original = INDENT.replace("            return line.strip()\n\n", "            return line.strip()\n    \n")
+    body = original.split("\n")[1:]
+    keeps = ok(original, "\n".join(["def indent(text, prefix, predicate=None):"] + body).replace("''", '""'))
+    assert "line.strip()\n    \n" in keeps and '""' in keeps
+    strips = ok(original, "\n".join(["def indent(text, prefix, predicate=None):"] + body).replace("''", '""')
+                .replace("\n    \n", "\n\n"))
+    assert "line.strip()\n\n" in strips and '""' in strips
+
+
 def test_a_whole_new_file_without_markers_replaces_the_file_when_it_drops_no_definition():
     # the file's last line anchors the end; nothing anchors the start: the snippet is the whole file
     original = SAMPLE + "//# sourceMappingURL=sample.js.map\n"

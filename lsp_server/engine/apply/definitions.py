@@ -255,7 +255,7 @@ def fragment_defs(lang, lines: list[str], known: frozenset[str]) -> list[Def] | 
         stop = nxt.comment_start if nxt is not None else len(lines)
         more = [l for l in lines[d.end + 1:stop] if l.strip()]
         d.trailing += [l for l in more if _indent(l) > _indent(lines[d.start])]
-    if lang.indent_blocks and base:              # back to the fragment's real indentation
+    if lang.indent_blocks:                       # back to the fragment's real indentation (and blank lines)
         stack = list(defs)
         while stack:
             d = stack.pop()
