@@ -114,8 +114,9 @@ SOURCES = [
     ("fresh6", "pypi", "typeguard", "4.1.5", "4.3.0"),
     ("fresh6", "npm", "svgo", "3.0.2", "3.2.0"),
     # session 39: an eighth held-out split (Rust in a PyPI sdist, TypeScript sources, Python,
-    # JavaScript), from packages no session had opened; built and checked with the oracle only, not yet
-    # run against the engine
+    # JavaScript), from packages no session had opened; built and checked with the oracle only, run once
+    # at the end of session 39's work; then opened (two merges the session's whitespace rule got wrong):
+    # a development split since
     ("fresh7", "pypi", "minijinja", "1.0.8", "1.0.13"),
     ("fresh7", "pypi", "granian", "1.0.2", "1.1.2"),
     ("fresh7", "npm", "ethers", "6.7.1", "6.9.0"),
