@@ -31,10 +31,10 @@ from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closing_head,
-                                          collapsed, defined_name, defines_name, doubled_edge, doubled_run, ends_block,
-                                          header_name, in_new_definition, leads_to, old_tail, opener, reads_as_code,
-                                          redefined, runs_in, type_name, unbound)
+from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closes_other,
+                                          closing_head, collapsed, defined_name, defines_name, doubled_edge,
+                                          doubled_run, ends_block, header_name, in_new_definition, leads_to, old_tail,
+                                          reads_as_code, redefined, runs_in, type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -256,7 +256,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     common = not (mirrored or chance) and any(runs_in(orig, f, COMMON) > COMMON for f in (want[:FRAME], want[-FRAME:]))
     strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2]) and
-                                         not _closes_other(orig, lines, c[2])]
+                                         not closes_other(orig, lines, c[2])]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
@@ -265,14 +265,6 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = _guarded(orig, lines, top, name, opened)
     return [t[:3] for t in top]
-
-
-def _closes_other(orig: list[str], lines: list[str], b: int) -> bool:
-    """The fragment's last line, a closer, closes a block the fragment opens, and the region's last
-    line closes one opened by another line: alike closing braces, not the same place."""
-    last = lines[-1].strip()
-    mine = opener(lines, len(lines) - 1) if last[:1] in ("}", ")", "]") and not _worth(last) else None
-    return mine is not None and mine != opener(orig, b)
 
 
 def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:

@@ -89,6 +89,14 @@ def opener(lines: list[str], i: int) -> str | None:
     return None
 
 
+def closes_other(orig: list[str], lines: list[str], b: int) -> bool:
+    """The fragment's last line, a closer with no word, closes a block the fragment opens, and the
+    region ending at b closes one opened by another line: alike closing braces, not the same place."""
+    last = lines[-1].strip()
+    mine = opener(lines, len(lines) - 1) if last[:1] in ("}", ")", "]") and not _WORD.search(last) else None
+    return mine is not None and mine != opener(orig, b)
+
+
 def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     """The fragment's line `lines[j]` lies in the body of a definition the fragment brings and the
     file does not have (by name), at any depth: new code, which may well repeat a line the file has
