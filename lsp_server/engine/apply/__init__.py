@@ -103,14 +103,10 @@ def _merge(original: str, snippet: str, language: str,
     if body == "":
         orig = []
     snip = snippet.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    raw = snip
-    snip = [l if l.strip() else "" for l in snip]
-    try:
+    try:                              # (its blank lines' whitespace is the snippet's to keep, as the file's is)
         snip = match_indentation(orig, snip, lang.block_opener)
     except IndentMismatch as e:
         raise MergeRefused(str(e)) from None
-    if snip == [l if l.strip() else "" for l in raw]:    # (not reindented) its blank lines' whitespace
-        snip = raw                                        # is the snippet's to keep, as the file's is
     frags = _split(snip)
     if not frags:
         raise MergeRefused("snippet has only marker lines")

@@ -1,7 +1,8 @@
 """The snippet's indentation made the file's (apply's merge): tabs or spaces and the space unit.
 A snippet indented with spaces for a tab-indented file is converted when that is exact; one whose
 space unit differs from the file's is refused (IndentMismatch), unless its indented lines are the
-file's own (the units only seemed to differ)."""
+file's own (the units only seemed to differ).  Whitespace-only lines stay as written, but for
+converted ones: emptied (their whitespace was in the other kind)."""
 from __future__ import annotations
 
 import re
@@ -75,11 +76,11 @@ def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str
             n = len(l) - len(l.lstrip(" "))
             if l.strip() and n % unit:
                 raise IndentMismatch(f"snippet is indented with spaces ({unit}) but the file uses tabs")
-            out.append("\t" * (n // unit) + l[n:] if l.strip() else l)
+            out.append("\t" * (n // unit) + l[n:] if l.strip() else "")
         return out
     if not o_tabs and s_tabs:
         unit = _space_unit(orig, opener) or 4
-        return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else l for l in snip]
+        return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else "" for l in snip]
     if not o_tabs:
         ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
         if ou and su and ou != su and not _indented_as_file(orig, snip):
