@@ -31,10 +31,10 @@ from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closes_other,
+from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
                                           closing_head, collapsed, defined_name, defines_name, doubled_edge,
                                           doubled_run, ends_block, header_name, in_new_definition, leads_to, old_tail,
-                                          reads_as_code, redefined, runs_in, type_name, unbound)
+                                          opener, reads_as_code, redefined, runs_in, type_name, unbound)
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -255,8 +255,9 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     end = None if mirrored else end
     common = not (mirrored or chance) and any(runs_in(orig, f, COMMON) > COMMON for f in (want[:FRAME], want[-FRAME:]))
     strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    mine = None if strong or chance else closer_opener(lines)    # (alike closing braces: the same block's?)
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2]) and
-                                         not closes_other(orig, lines, c[2])]
+                                         (mine is None or opener(orig, c[2]) == mine)]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard

@@ -89,12 +89,12 @@ def opener(lines: list[str], i: int) -> str | None:
     return None
 
 
-def closes_other(orig: list[str], lines: list[str], b: int) -> bool:
-    """The fragment's last line, a closer with no word, closes a block the fragment opens, and the
-    region ending at b closes one opened by another line: alike closing braces, not the same place."""
+def closer_opener(lines: list[str]) -> str | None:
+    """The line opening the block that the fragment's last line closes, when that line is a closer
+    with no word and the fragment opens the block (a region ending with alike closing braces that
+    close a block opened by another line is not the same place); None otherwise."""
     last = lines[-1].strip()
-    mine = opener(lines, len(lines) - 1) if last[:1] in ("}", ")", "]") and not _WORD.search(last) else None
-    return mine is not None and mine != opener(orig, b)
+    return opener(lines, len(lines) - 1) if last[:1] in ("}", ")", "]") and not _WORD.search(last) else None
 
 
 def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
