@@ -124,6 +124,17 @@ SOURCES = [
     ("fresh7", "pypi", "pathspec", "0.11.2", "0.12.1"),
     ("fresh7", "pypi", "loguru", "0.7.1", "0.7.2"),
     ("fresh7", "npm", "svelte", "4.2.0", "4.2.8"),
+    # session 40: a ninth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only, not yet run against the engine
+    ("fresh8", "pypi", "datafusion", "37.1.0", "39.0.0"),
+    ("fresh8", "pypi", "pyxirr", "0.9.0", "0.10.8"),
+    ("fresh8", "pypi", "python-calamine", "0.1.7", "0.2.3"),
+    ("fresh8", "npm", "mongodb", "6.2.0", "6.3.0"),
+    ("fresh8", "npm", "tailwind-merge", "1.14.0", "2.2.0"),
+    ("fresh8", "npm", "knex", "2.4.0", "3.1.0"),
+    ("fresh8", "pypi", "deepdiff", "6.5.0", "6.7.1"),
+    ("fresh8", "pypi", "voluptuous", "0.13.1", "0.14.1"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
