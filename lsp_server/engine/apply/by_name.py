@@ -121,8 +121,11 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 raise _NotByName()
             start = o.start               # the snippet's comments replace as many lines right above
             if d.has_comment:
-                same_first = [q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])]
-                start = same_first[0] if same_first else max(o.comment_start, o.start - (d.start - d.comment_start))
+                k = d.start - d.comment_start     # the comment's last lines as the file has them: only those
+                tail = o.start - k >= o.comment_start and all(_same(orig[o.start - k + t], d.text[t]) for t in range(k))
+                same_first = [o.start - k] if tail else \
+                    [q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])]
+                start = same_first[0] if same_first else max(o.comment_start, o.start - k)
                 while start > o.comment_start and orig[start].lstrip().startswith("*"):
                     start -= 1            # ... and a block comment they cut into whole (` * ...` up to `/**`)
             elif lang.indent_blocks and orig[o.start].lstrip().startswith("@") and \
