@@ -32,10 +32,10 @@ from collections import Counter
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
-                                          closing_head, collapsed, defined_name, defines_name, doubled_edge,
-                                          doubled_run, ends_block, header_name, in_new_definition, leads_to, old_tail,
-                                          opener, reads_as_code, redefined, runs_in, type_name, unbound)
-from redraft.engine.apply.usage import shows, uses
+                                          closing_head, collapsed, defined_name, doubled_edge, doubled_run,
+                                          ends_block, header_name, in_new_definition, leads_to, old_tail, opener,
+                                          redefined, runs_in, unbound, used_dropped)
+from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
 
@@ -259,6 +259,9 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2]) and
                                          (mine is None or opener(orig, c[2]) == mine)]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
+    if len(weak) > 1 and len(top) == 1 and top[0][3] and used_dropped(orig, lines, top[0][1], top[0][2]):
+        rest = _top(orig, lines, want, [c for c in weak if c[1:3] != top[0][1:3]], pos, end)   # (framed alike:
+        top = rest if len(rest) == 1 and not rest[0][3] else top   # one dropping nothing, not a definition it uses)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:
@@ -294,12 +297,9 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
-    for i in range(b - a + 1):        # (even between unique anchors: the new lines would call what they remove)
-        ident = (header_name(orig[a + i]) or type_name(orig[a + i])) if i not in kept else None
-        if ident and ident not in _NOT_NAMES and reads_as_code(ident, orig[a + i]) and uses(ident, shown) and \
-                not defines_name(ident, lines):
-            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet uses but does not "
-                            "define; show it or mark it with `... existing code ...`")
+    if used := used_dropped(orig, lines, a, b, kept):   # (even between unique anchors)
+        raise Ambiguous(f"{name}: would delete `{used[0]}` (line {used[1] + 1}), which the snippet uses but does not "
+                        "define; show it or mark it with `... existing code ...`")
     tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
             runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
@@ -459,7 +459,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
         run = [] if twice else doubled_run(orig, lines, pos, cands[0][1], cands[0][2])
         twice = twice or run
-        other = [c for c in every if all(c[1] <= j <= c[2] for j in twice)] if twice else []
+        other = [c for c in every if all(c[1] <= j <= c[2] for j in twice) and   # (not one that drops a
+                 not used_dropped(orig, lines, c[1], c[2])] if twice else []        # definition it uses)
         if run and not other:
             raise Ambiguous(f"{name}: its first or last two lines are also at lines {run[0] + 1}-{run[1] + 1}, which "
                             "its region keeps (they would be in the file twice); show the lines between")

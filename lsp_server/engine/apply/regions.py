@@ -30,12 +30,14 @@ called from anchors.anchor once the best candidate is known):
   takes in the old lines after its region when they are unreachable after its last statement
   (`return`, `raise`, `throw`) or lines it moved up (old_tail);
 * what a dropped line defines: a header that reads as code (reads_as_code), a name the fragment
-  defines again (defines_name), for anchors' guard against deleting a definition the snippet uses;
+  defines again (defines_name), for anchors' guard against deleting a definition the snippet uses
+  (used_dropped);
 * a lone closing line after a deeper marker: the end of the marker's block (closing_head);
 * a bracket's lines rewritten: joined on one new line, or reopened by a like new line (collapsed),
   not deleted lines for anchors' guard."""
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 
@@ -325,6 +327,22 @@ def defines_name(ident: str, lines: list[str]) -> bool:
             return True
         importing = importing and t.endswith(("{", ",", "("))
     return False
+
+
+def used_dropped(orig: list[str], lines: list[str], a: int, b: int, kept: set[int] | None = None):
+    """(name, line) of the first definition the region [a, b] drops (not in `kept`, region indices)
+    whose name the fragment uses but does not define: the new lines would call what they remove."""
+    if kept is None:
+        blocks = difflib.SequenceMatcher(None, [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines],
+                                         autojunk=False).get_matching_blocks()
+        kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    shown = "\n".join(lines)
+    for i in range(b - a + 1):
+        ident = (header_name(orig[a + i]) or type_name(orig[a + i])) if i not in kept else None
+        if ident and ident not in _NOT_NAMES and reads_as_code(ident, orig[a + i]) and uses(ident, shown) and \
+                not defines_name(ident, lines):
+            return ident, a + i
+    return None
 
 
 _CLOSER = re.compile(r"\s*[)\]}]+[;,)]*\s*$")
