@@ -26,15 +26,14 @@ then, between regions sharing one anchor, the longer; otherwise the merge refuse
 """
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
                                           closing_head, collapsed, defined_name, doubled_edge, doubled_run,
-                                          ends_block, header_name, in_new_definition, leads_to, old_tail, opener,
-                                          redefined, runs_in, unbound, used_dropped)
+                                          ends_block, header_name, in_new_definition, leads_to, matching_blocks,
+                                          old_tail, opener, redefined, runs_in, unbound, used_dropped)
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -293,7 +292,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
     refuse GONE lines in a row deleted with nothing like them in the fragment."""
     region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    blocks = matching_blocks(region, want)
     kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
@@ -331,7 +330,7 @@ def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     """The region agrees with the fragment somewhere, and every line it drops has a like line among
     the fragment's new ones (a replacement, not a deletion)."""
     region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    blocks = matching_blocks(region, want)
     kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
     new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
     dropped = [l for i, l in enumerate(region) if l and i not in kept]

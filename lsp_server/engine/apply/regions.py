@@ -329,12 +329,17 @@ def defines_name(ident: str, lines: list[str]) -> bool:
     return False
 
 
+def matching_blocks(region: list[str], want: list[str]) -> list:
+    """The runs of stripped lines that a region and a fragment share in order (difflib's)."""
+    return difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+
+
 def used_dropped(orig: list[str], lines: list[str], a: int, b: int, kept: set[int] | None = None):
-    """(name, line) of the first definition the region [a, b] drops (not in `kept`, region indices)
-    whose name the fragment uses but does not define: the new lines would call what they remove."""
+    """(name, line) of the first definition the region [a, b] drops (not in `kept`, region indices;
+    by default those of matching_blocks) whose name the fragment uses but does not define: the new
+    lines would call what they remove."""
     if kept is None:
-        blocks = difflib.SequenceMatcher(None, [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines],
-                                         autojunk=False).get_matching_blocks()
+        blocks = matching_blocks([l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines])
         kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
     shown = "\n".join(lines)
     for i in range(b - a + 1):
