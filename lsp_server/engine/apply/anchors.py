@@ -292,8 +292,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
     refuse GONE lines in a row deleted with nothing like them in the fragment."""
     region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks = matching_blocks(region, want)
-    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    blocks, kept = matching_blocks(region, want)
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
     if used := used_dropped(orig, lines, a, b, kept):   # (even between unique anchors)
@@ -330,8 +329,7 @@ def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     """The region agrees with the fragment somewhere, and every line it drops has a like line among
     the fragment's new ones (a replacement, not a deletion)."""
     region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks = matching_blocks(region, want)
-    kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+    blocks, kept = matching_blocks(region, want)
     new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
     dropped = [l for i, l in enumerate(region) if l and i not in kept]
     return bool(kept) and len(dropped) <= len(new) and all(

@@ -123,9 +123,9 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
             if d.has_comment:
                 k = d.start - d.comment_start     # the comment's last lines as the file has them: only those
                 tail = o.start - k >= o.comment_start and all(_same(orig[o.start - k + t], d.text[t]) for t in range(k))
-                same_first = [o.start - k] if tail else \
-                    [q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])]
-                start = same_first[0] if same_first else max(o.comment_start, o.start - k)
+                first = None if tail else next((q for q in range(o.comment_start, o.start)
+                                                if _same(orig[q], d.text[0])), None)
+                start = first if first is not None else max(o.comment_start, o.start - k)
                 while start > o.comment_start and orig[start].lstrip().startswith("*"):
                     start -= 1            # ... and a block comment they cut into whole (` * ...` up to `/**`)
             elif lang.indent_blocks and orig[o.start].lstrip().startswith("@") and \

@@ -54,7 +54,8 @@ _WORD = re.compile(r"\w")
 _HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
                      r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface|macro_rules!|mod)"
                      r"\s+\(?\s*([A-Za-z_$][\w$]*)"
-                     r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?(?:get\s+|set\s+)?"
+                     r"|^\s*(?:(?:public|private|protected|static|readonly|override)\s+)*(?:async\s+)?"
+                     r"(?:get\s+|set\s+)?"
                      r"([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^={;]+)?\{\s*$")
 IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s"   # an import's first line
                          r"|(?:const|let|var)\s+\w+\s*=\s*require\()")
@@ -329,9 +330,11 @@ def defines_name(ident: str, lines: list[str]) -> bool:
     return False
 
 
-def matching_blocks(region: list[str], want: list[str]) -> list:
-    """The runs of stripped lines that a region and a fragment share in order (difflib's)."""
-    return difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+def matching_blocks(region: list[str], want: list[str]) -> tuple[list, set[int]]:
+    """The runs of stripped lines that a region and a fragment share in order (difflib's), and the
+    region's lines in them (kept)."""
+    blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
+    return blocks, {i for m in blocks for i in range(m.a, m.a + m.size)}
 
 
 def used_dropped(orig: list[str], lines: list[str], a: int, b: int, kept: set[int] | None = None):
@@ -339,8 +342,7 @@ def used_dropped(orig: list[str], lines: list[str], a: int, b: int, kept: set[in
     by default those of matching_blocks) whose name the fragment uses but does not define: the new
     lines would call what they remove."""
     if kept is None:
-        blocks = matching_blocks([l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines])
-        kept = {i for m in blocks for i in range(m.a, m.a + m.size)}
+        kept = matching_blocks([l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines])[1]
     shown = "\n".join(lines)
     for i in range(b - a + 1):
         ident = (header_name(orig[a + i]) or type_name(orig[a + i])) if i not in kept else None
