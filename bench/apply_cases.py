@@ -136,6 +136,17 @@ SOURCES = [
     ("fresh8", "npm", "knex", "2.4.0", "3.1.0"),
     ("fresh8", "pypi", "deepdiff", "6.5.0", "6.7.1"),
     ("fresh8", "pypi", "voluptuous", "0.13.1", "0.14.1"),
+    # session 41: a tenth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only, not yet run against the engine
+    ("fresh9", "pypi", "maturin", "1.4.0", "1.5.0"),
+    ("fresh9", "pypi", "sudachipy", "0.6.7", "0.6.8"),
+    ("fresh9", "npm", "abitype", "1.0.0", "1.0.6"),
+    ("fresh9", "npm", "@mswjs/interceptors", "0.25.0", "0.26.0"),
+    ("fresh9", "npm", "mongoose", "8.0.0", "8.1.0"),
+    ("fresh9", "npm", "@sveltejs/kit", "2.0.0", "2.3.0"),
+    ("fresh9", "pypi", "sanic", "23.3.0", "23.6.0"),
+    ("fresh9", "pypi", "jsonpickle", "3.0.2", "3.0.4"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
