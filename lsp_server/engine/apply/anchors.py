@@ -101,10 +101,12 @@ def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
 
 def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = False) -> bool:
     """The region starts with the fragment's first FRAME lines and ends with its last FRAME lines
-    (as a unified diff's hunk does): what it drops between them it drops explicitly.  `words`: each
-    frame has a line with a word in it (not only blank lines and braces)."""
+    (as a unified diff's hunk does): what it drops between them it drops explicitly.  The frames may
+    share one blank line (the fragment brings new lines between two blank lines where the file has
+    one).  `words`: each frame has a line with a word in it (not only blank lines and braces)."""
     n = b - a + 1
-    return n >= 2 * FRAME and len(want) >= 2 * FRAME and all(
+    shared = n == 2 * FRAME - 1 and not orig[a + FRAME - 1].strip()
+    return (n >= 2 * FRAME or shared) and len(want) >= 2 * FRAME and all(
         orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
         (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))
 
