@@ -33,7 +33,8 @@ from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
                                           closing_head, collapsed, defined_name, doubled_edge, doubled_run,
                                           ends_block, header_name, in_new_definition, leads_to, matching_blocks,
-                                          old_tail, opener, redefined, runs_in, unbound, used_dropped)
+                                          old_tail, opener, redefined, repeated_head, replaces, runs_in,
+                                          unbound, used_dropped)
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged"]
@@ -327,17 +328,6 @@ def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool
     return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
 
 
-def _replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
-    """The region agrees with the fragment somewhere, and every line it drops has a like line among
-    the fragment's new ones (a replacement, not a deletion)."""
-    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks, kept = matching_blocks(region, want)
-    new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
-    dropped = [l for i, l in enumerate(region) if l and i not in kept]
-    return bool(kept) and len(dropped) <= len(new) and all(
-        any(alike(d, n, 0.5) for n in new) for d in dropped)
-
-
 def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
     """Those of several items (heads or candidates) in the innermost block around an indented marker
     (right after the previous fragment) that has any; all of them otherwise."""
@@ -433,7 +423,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
         whole = _whole_file(orig, lines, cands) if at_start and at_end else None
-        kept = [c for c in cands if _replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
+        kept = [c for c in cands if replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
         dropping = not kept and edge == "block" and tails is not None
         cands = cands if dropping else kept
         if not cands and whole:       # a whole new file: it may drop any line but no definition
@@ -465,6 +455,10 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
                             "its region keeps (they would be in the file twice); show the lines between")
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
+    if len(cands) == 1 and len(every) > 1 and (j := repeated_head(orig, lines, cands[0][1], cands[0][2], FRAME)) \
+            and not replaces(orig, lines, cands[0][1], cands[0][2]):   # (not a rewrite of every line it drops)
+        later = [c for c in every if c[1] == j and c[2] == cands[0][2] and not used_dropped(orig, lines, j, c[2])]
+        cands = later or cands        # the fragment's first lines again inside: the later copy, deleting less
     if len(cands) == 1 and len(every) > 1 and _unbound(orig, lines, cands[0]):
         kept = [c for c in every if c != cands[0] and not _unbound(orig, lines, c)]
         try:

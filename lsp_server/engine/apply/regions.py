@@ -17,6 +17,10 @@ called from anchors.anchor once the best candidate is known):
   twice.  The best candidate that takes them in wins; with none (they lie in another block than any
   region that reaches the fragment's other end), the merge refuses.  Neither rule holds for lines
   inside a definition the fragment brings and the file does not have: new code may repeat a line;
+* a head found twice: the chosen region holds the fragment's first lines again further down and
+  does not keep that copy (it deletes it with what lies between): the region from that copy to the
+  same last line is taken, unless the first rewrites every line it drops or the second deletes a
+  definition the fragment uses (repeated_head);
 * the same for candidates tied for best: those that take in the file's one definition of a name
   the fragment defines again (type aliases and functions written as values counted too) win;
 * an unbound name: a region that drops a line binding a name (a typed parameter, an assignment)
@@ -286,6 +290,23 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
     return out
 
 
+def repeated_head(orig: list[str], lines: list[str], a: int, b: int, frame: int) -> int | None:
+    """The first later place inside the region [a, b] where the file has the fragment's first
+    `frame` lines again (with a word among them), not all kept by the region: the region takes
+    the head at the earlier copy and deletes the later one, which the fragment's head fits as well."""
+    want, file = _strip(lines), _strip(orig)
+    head = want[:frame]
+    if len(want) <= frame or not any(_WORD.search(t) for t in head):
+        return None
+    kept = None
+    for j in range(a + 1, b - frame + 2):
+        if file[j:j + frame] == head:
+            kept = matching_blocks(file[a:b + 1], want)[1] if kept is None else kept
+            if not all(j - a + i in kept for i in range(frame)):
+                return j
+    return None
+
+
 # a typed parameter, an assignment: not usage._PARAM, which also reads a block's `try:` / `else:` as one
 _BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
 
@@ -335,6 +356,17 @@ def matching_blocks(region: list[str], want: list[str]) -> tuple[list, set[int]]
     region's lines in them (kept)."""
     blocks = difflib.SequenceMatcher(None, region, want, autojunk=False).get_matching_blocks()
     return blocks, {i for m in blocks for i in range(m.a, m.a + m.size)}
+
+
+def replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+    """The region agrees with the fragment somewhere, and every line it drops has a like line among
+    the fragment's new ones (a replacement, not a deletion)."""
+    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
+    blocks, kept = matching_blocks(region, want)
+    new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
+    dropped = [l for i, l in enumerate(region) if l and i not in kept]
+    return bool(kept) and len(dropped) <= len(new) and all(
+        any(alike(d, n, 0.5) for n in new) for d in dropped)
 
 
 def used_dropped(orig: list[str], lines: list[str], a: int, b: int, kept: set[int] | None = None):
