@@ -14,11 +14,14 @@ less), unless it deletes a definition the fragment uses, or the earlier region r
 drops (then nothing is deleted silently there)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from redraft.engine.apply import merge
 
-# language: (marker, file, the snippet's lines between its two markers)
+# language: (marker, file, the new lines the snippet brings between the CONNECTED branch's close
+# check and the `else` of `send`)
 CASES = {
     "python": ("# ... existing code ...", '''class Socket:
     async def send(self, message):
@@ -50,10 +53,7 @@ CASES = {
     async def accept(self, headers=None):
         headers = headers or []
         await self.send({"type": "accept", "headers": headers})
-''', '''                )
-            if kind == "close":
-                self.state = State.DISCONNECTED
-            try:
+''', '''            try:
                 await self._send(message)
             except OSError:
                 self.state = State.DISCONNECTED
@@ -68,11 +68,6 @@ CASES = {
             if not message.get("more", False):
                 self.state = State.DISCONNECTED
             await self._send(message)
-        else:
-            raise RuntimeError("closed")
-
-    async def accept(self, headers=None):
-        headers = headers or []
 '''),
     "javascript": ("// ... existing code ...", '''class Socket {
   async send(message) {
@@ -112,12 +107,7 @@ CASES = {
     await this.send({ type: "accept", headers });
   }
 }
-''', '''        );
-      }
-      if (kind === "close") {
-        this.state = State.DISCONNECTED;
-      }
-      try {
+''', '''      try {
         await this._send(message);
       } catch (err) {
         this.state = State.DISCONNECTED;
@@ -135,13 +125,6 @@ CASES = {
         this.state = State.DISCONNECTED;
       }
       await this._send(message);
-    } else {
-      throw new Error("closed");
-    }
-  }
-
-  async accept(headers) {
-    headers = headers || [];
 '''),
     "rust": ("// ... existing code ...", '''impl Socket {
     fn send(&mut self, message: Message) -> Result<(), Error> {
@@ -181,12 +164,7 @@ CASES = {
         self.send(Message::accept(headers))
     }
 }
-''', '''                ));
-            }
-            if kind == "close" {
-                self.state = State::Disconnected;
-            }
-            match self.raw_send(message) {
+''', '''            match self.raw_send(message) {
                 Ok(()) => Ok(()),
                 Err(err) => {
                     self.state = State::Disconnected;
@@ -205,13 +183,6 @@ CASES = {
                 self.state = State::Disconnected;
             }
             self.raw_send(message)
-        } else {
-            Err(Error::closed())
-        }
-    }
-
-    fn accept(&mut self, headers: Vec<Header>) -> Result<(), Error> {
-        let headers = headers.into_iter().collect();
 '''),
     "go": ("// ... existing code ...", '''package ws
 
@@ -251,12 +222,7 @@ func (s *Socket) Accept(headers []Header) error {
 	headers = append([]Header{}, headers...)
 	return s.Send(Message{Type: "accept", Headers: headers})
 }
-''', '''			)
-		}
-		if kind == "close" {
-			s.state = Disconnected
-		}
-		if err := s.rawSend(message); err != nil {
+''', '''		if err := s.rawSend(message); err != nil {
 			s.state = Disconnected
 			return &Disconnect{Code: 1006, Err: err}
 		}
@@ -273,21 +239,25 @@ func (s *Socket) Accept(headers []Header) error {
 			s.state = Disconnected
 		}
 		return s.rawSend(message)
-	} else {
-		return errClosed
-	}
-}
-
-func (s *Socket) Accept(headers []Header) error {
-	headers = append([]Header{}, headers...)
 '''),
 }
 CASES["typescript"] = (CASES["javascript"][0],
                        CASES["javascript"][1]
                        .replace("async send(message)", "async send(message: Message): Promise<void>")
                        .replace("async accept(headers)", "async accept(headers: Header[]): Promise<void>"),
-                       CASES["javascript"][2].replace("async accept(headers)",
-                                                      "async accept(headers: Header[]): Promise<void>"))
+                       CASES["javascript"][2])
+
+
+def _shown(text: str, new: str) -> str:
+    """The snippet's lines: the CONNECTED branch's last lines from its `)` on (its close check), the
+    new lines, then the file's from `send`'s last `else` to the first line of `accept`'s body."""
+    lines = text.splitlines()
+    check = [i for i, l in enumerate(lines) if re.match(r'\s*if \(?kind ===? "close"', l)][1]
+    start = next(i for i in range(check, 0, -1) if lines[i].strip().startswith(")"))
+    end = check + (2 if lines[check].endswith(":") else 3)
+    other = max(i for i, l in enumerate(lines) if l.strip() in ("else:", "} else {"))
+    accept = next(i for i, l in enumerate(lines) if re.search(r"(def|fn|func|async) .*ccept\(", l))
+    return "\n".join(lines[start:end] + new.splitlines() + lines[other:accept + 2]) + "\n"
 
 
 def _truth(text: str, shown: str) -> str:
@@ -302,7 +272,8 @@ def _truth(text: str, shown: str) -> str:
 
 @pytest.mark.parametrize("lang", sorted(CASES))
 def test_first_lines_found_twice_take_the_later_copy(lang):
-    marker, text, shown = CASES[lang]
+    marker, text, new = CASES[lang]
+    shown = _shown(text, new)
     snippet = marker + "\n" + shown + marker + "\n"
     res = merge(text, snippet, lang)
     assert res.ok, res.reason
@@ -331,23 +302,11 @@ export const findFirst: {
   <K, V>(self: Tree<K, V>, key: K): Option<V>
 } = RBT.findFirst
 '''
-REWRITTEN = ''' * @since 1.0.0
- * @category elements
- */
-export const findAll: {
-  <K>(key: K): <V>(self: Tree<K, V>) => Chunk<V>
-  <K, V>(self: Tree<K, V>, key: K): Chunk<V>
-} = RBT.findAll
-
-/**
- * Finds the first value in the tree associated with the specified key, if it exists.
- *
- * @category elements
- * @since 1.0.0
- */
-export const findFirst: {
-  <K>(key: K): <V>(self: Tree<K, V>) => Option<V>
-'''
+# the snippet's lines: `find` renamed `findAll`, the next doc comment reworded, its tags swapped
+REWRITTEN = "\n".join(REWRITE.splitlines()[3:19]).replace("const find:", "const findAll:").replace(
+    "RBT.find\n", "RBT.findAll\n").replace("Finds the value", "Finds the first value").replace(
+    " * @since 1.0.0\n * @category elements\n */\nexport const findFirst",
+    " * @category elements\n * @since 1.0.0\n */\nexport const findFirst") + "\n"
 
 
 def test_first_lines_found_twice_a_rewrite_of_every_line_between_keeps_the_earlier_copy():
