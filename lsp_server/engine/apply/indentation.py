@@ -1,7 +1,8 @@
 """The snippet's indentation made the file's (apply's merge): tabs or spaces and the space unit.
 A snippet indented with spaces for a tab-indented file is converted when that is exact; one whose
 space unit differs from the file's is refused (IndentMismatch), unless its indented lines are the
-file's own (the units only seemed to differ).  Whitespace-only lines stay as written, but for
+file's own (the units only seemed to differ) or the file steps by the snippet's unit too, once in
+SHARE steps or more (a formatter's deeper step inside conditional types and ternaries).  Whitespace-only lines stay as written, but for
 converted ones: emptied (their whitespace was in the other kind)."""
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from redraft.engine.apply.markers import is_marker
 __all__ = ["IndentMismatch", "match_indentation"]
 
 _WORD = re.compile(r"\w")
+SHARE = 5          # a file that steps by the snippet's unit once in SHARE steps or more uses it too
 
 
 class IndentMismatch(Exception):
@@ -21,8 +23,14 @@ class IndentMismatch(Exception):
 
 
 def _space_unit(lines: list[str], opener: str) -> int | None:
-    """The most common indentation step after a line of code that opens a block (ends with
-    `opener`); lines in docstrings and comments (`Unix:` in a docstring) do not count."""
+    """The most common indentation step after a line of code that opens a block (_steps)."""
+    steps = _steps(lines, opener)
+    return steps.most_common(1)[0][0] if steps else None
+
+
+def _steps(lines: list[str], opener: str) -> Counter[int]:
+    """The indentation steps after lines of code that open a block (end with `opener`), counted;
+    lines in docstrings and comments (`Unix:` in a docstring) do not count."""
     steps: Counter[int] = Counter()
     prev = None
     in_text = False
@@ -40,7 +48,7 @@ def _space_unit(lines: list[str], opener: str) -> int | None:
         if prev is not None and _indent(l) > _indent(prev) and prev.rstrip().endswith(opener):
             steps[_indent(l) - _indent(prev)] += 1
         prev = l
-    return steps.most_common(1)[0][0] if steps else None
+    return steps
 
 
 def _uses_tabs(lines: list[str]) -> bool | None:
@@ -82,7 +90,8 @@ def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str
         unit = _space_unit(orig, opener) or 4
         return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else "" for l in snip]
     if not o_tabs:
+        steps = _steps(orig, opener)
         ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
-        if ou and su and ou != su and not _indented_as_file(orig, snip):
+        if ou and su and ou != su and SHARE * steps[su] < steps.total() and not _indented_as_file(orig, snip):
             raise IndentMismatch(f"snippet indents by {su} spaces but the file by {ou}")
     return snip
