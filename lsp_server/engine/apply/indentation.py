@@ -2,8 +2,9 @@
 A snippet indented with spaces for a tab-indented file is converted when that is exact; one whose
 space unit differs from the file's is refused (IndentMismatch), unless its indented lines are the
 file's own (the units only seemed to differ) or the file steps by the snippet's unit too, once in
-SHARE steps or more (a formatter's deeper step inside conditional types and ternaries).  Whitespace-only lines stay as written, but for
-converted ones: emptied (their whitespace was in the other kind)."""
+SHARE steps or more (a formatter's deeper step inside conditional types and ternaries).
+Whitespace-only lines stay as written, but for converted ones: emptied (their whitespace was in
+the other kind)."""
 from __future__ import annotations
 
 import re
