@@ -140,7 +140,8 @@ def main(argv=None) -> int:
                              "fresh8", "fresh9", "all"],
                     help="fresh, fresh2 ... fresh9: the release suite's later splits (sessions 34-41; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
-                    "session 38, fresh7 since session 39, fresh8 since session 40, each opened after its first run); "
+                    "session 38, fresh7 since session 39, fresh8 since session 40, fresh9 since session 41, "
+                    "each opened after its first run); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

@@ -138,7 +138,8 @@ SOURCES = [
     ("fresh8", "pypi", "voluptuous", "0.13.1", "0.14.1"),
     # session 41: a tenth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
     # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
-    # checked with the oracle only, not yet run against the engine
+    # checked with the oracle only, run once after session 41's first engine changes; then opened (its
+    # refusals): a development split since
     ("fresh9", "pypi", "maturin", "1.4.0", "1.5.0"),
     ("fresh9", "pypi", "sudachipy", "0.6.7", "0.6.8"),
     ("fresh9", "npm", "abitype", "1.0.0", "1.0.6"),
