@@ -19,7 +19,8 @@ by how well the region agrees with the fragment:
 A region that drops a definition may not drop one whose name the fragment uses without defining or
 importing it (the new lines would call what they remove), however unique its anchors.
 
-After an indented marker, a fragment indented at least as deep stays in that marker's block.  The
+After an indented marker, a fragment indented at least as deep stays in that marker's block (one
+that a signature's closing line, `) -> T {`, does not end: its body is in it too).  The
 best candidate wins when it is the only best (a one-line fragment: the first place after the
 previous fragment); the innermost block around the marker breaks ties,
 then, between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
@@ -333,7 +334,10 @@ def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None
     (right after the previous fragment) that has any; all of them otherwise."""
     if len(items) > 1 and marker_before:
         for level in range(marker_before, 0, -1):
-            inside = [x for x in items if head(x) <= block_end(orig, pos - 1, level)]
+            end = block_end(orig, pos - 1, level)
+            while end < len(orig) and orig[end].lstrip()[:1] in (")", "]") and orig[end].rstrip().endswith(("{", ":")):
+                end = block_end(orig, end, level)   # (a signature's closing line: its body is the block too)
+            inside = [x for x in items if head(x) <= end]
             if inside:
                 return inside
     return items
