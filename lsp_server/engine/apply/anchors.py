@@ -459,8 +459,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
                             "its region keeps (they would be in the file twice); show the lines between")
         if other:                     # a line the file has once, shown once, kept and brought again
             cands = _best(orig, lines, other, name, pos)
-    if len(cands) == 1 and len(every) > 1 and (j := repeated_head(orig, lines, cands[0][1], cands[0][2], FRAME)) \
-            and not replaces(orig, lines, cands[0][1], cands[0][2]):   # (not a rewrite of every line it drops)
+    if len(cands) == 1 and len(every) > 1 and (j := repeated_head(orig, lines, cands[0][1], cands[0][2], FRAME)):
         later = [c for c in every if c[1] == j and c[2] == cands[0][2] and not used_dropped(orig, lines, j, c[2])]
         cands = later or cands        # the fragment's first lines again inside: the later copy, deleting less
     if len(cands) == 1 and len(every) > 1 and _unbound(orig, lines, cands[0]):

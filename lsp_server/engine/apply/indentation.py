@@ -23,9 +23,10 @@ class IndentMismatch(Exception):
     """The snippet's indentation cannot be made the file's; the message is a one-line reason."""
 
 
-def _space_unit(lines: list[str], opener: str) -> int | None:
-    """The most common indentation step after a line of code that opens a block (_steps)."""
-    steps = _steps(lines, opener)
+def _space_unit(lines: list[str], opener: str, steps: Counter[int] | None = None) -> int | None:
+    """The most common indentation step after a line of code that opens a block (_steps, or
+    `steps` when the caller has them)."""
+    steps = _steps(lines, opener) if steps is None else steps
     return steps.most_common(1)[0][0] if steps else None
 
 
@@ -92,7 +93,7 @@ def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str
         return [" " * unit * (len(l) - len(l.lstrip("\t"))) + l.lstrip("\t") if l.strip() else "" for l in snip]
     if not o_tabs:
         steps = _steps(orig, opener)
-        ou, su = _space_unit(orig, opener), _space_unit(snip, opener)
+        ou, su = _space_unit(orig, opener, steps), _space_unit(snip, opener)
         if ou and su and ou != su and SHARE * steps[su] < steps.total() and not _indented_as_file(orig, snip):
             raise IndentMismatch(f"snippet indents by {su} spaces but the file by {ou}")
     return snip

@@ -293,17 +293,18 @@ def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> 
 def repeated_head(orig: list[str], lines: list[str], a: int, b: int, frame: int) -> int | None:
     """The first later place inside the region [a, b] where the file has the fragment's first
     `frame` lines again (with a word among them), not all kept by the region: the region takes
-    the head at the earlier copy and deletes the later one, which the fragment's head fits as well."""
-    want, file = _strip(lines), _strip(orig)
+    the head at the earlier copy and deletes the later one, which the fragment's head fits as well.
+    None when the region rewrites every line it drops (_rewrites: nothing deleted silently)."""
+    want, region = _strip(lines), _strip(orig[a:b + 1])
     head = want[:frame]
     if len(want) <= frame or not any(_WORD.search(t) for t in head):
         return None
-    kept = None
-    for j in range(a + 1, b - frame + 2):
-        if file[j:j + frame] == head:
-            kept = matching_blocks(file[a:b + 1], want)[1] if kept is None else kept
-            if not all(j - a + i in kept for i in range(frame)):
-                return j
+    found = None
+    for j in range(1, len(region) - frame + 1):
+        if region[j:j + frame] == head:
+            found = matching_blocks(region, want) if found is None else found
+            if not all(j + i in found[1] for i in range(frame)):
+                return None if _rewrites(region, want, *found) else a + j
     return None
 
 
@@ -361,8 +362,12 @@ def matching_blocks(region: list[str], want: list[str]) -> tuple[list, set[int]]
 def replaces(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     """The region agrees with the fragment somewhere, and every line it drops has a like line among
     the fragment's new ones (a replacement, not a deletion)."""
-    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks, kept = matching_blocks(region, want)
+    region, want = _strip(orig[a:b + 1]), _strip(lines)
+    return _rewrites(region, want, *matching_blocks(region, want))
+
+
+def _rewrites(region: list[str], want: list[str], blocks: list, kept: set[int]) -> bool:
+    """replaces, given the stripped lines and their matching_blocks."""
     new = [want[j] for j in set(range(len(want))) - {j for m in blocks for j in range(m.b, m.b + m.size)} if want[j]]
     dropped = [l for i, l in enumerate(region) if l and i not in kept]
     return bool(kept) and len(dropped) <= len(new) and all(
