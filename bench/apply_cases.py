@@ -148,6 +148,17 @@ SOURCES = [
     ("fresh9", "npm", "@sveltejs/kit", "2.0.0", "2.3.0"),
     ("fresh9", "pypi", "sanic", "23.3.0", "23.6.0"),
     ("fresh9", "pypi", "jsonpickle", "3.0.2", "3.0.4"),
+    # session 42: an eleventh held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only
+    ("fresh10", "pypi", "clarabel", "0.6.0", "0.7.0"),
+    ("fresh10", "pypi", "rloop", "0.1.0", "0.2.0"),
+    ("fresh10", "npm", "@wagmi/core", "2.13.0", "2.16.0"),
+    ("fresh10", "npm", "@helia/unixfs", "3.0.0", "3.0.7"),
+    ("fresh10", "npm", "nock", "13.3.0", "13.5.0"),
+    ("fresh10", "npm", "objection", "3.0.1", "3.0.4"),
+    ("fresh10", "pypi", "mashumaro", "3.10", "3.12"),
+    ("fresh10", "pypi", "marko", "2.0.1", "2.1.0"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
