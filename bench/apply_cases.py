@@ -13,7 +13,8 @@ shapes, each a (file, lazy snippet, truth) triple:
   lines at the very start or end of the file is left out: nothing in a snippet shows such a
   deletion (the merge never deletes by omission).  Nor can a snippet show a deletion next to a
   marker: a hunk whose context next to a deletion also fits inside the deleted lines (they end
-  alike) gets the context that tells the places apart (session 34).
+  alike) gets the context that tells the places apart (session 34).  A combination whose truth parses
+  worse than both releases is left out (session 42).
 * ``new``: a definition that is new in NEW, shown after the unchanged definition that precedes it,
   between two markers; truth: the old file with the new definition inserted there.
 
@@ -33,7 +34,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from redraft.engine.apply.definitions import collect_defs
+from redraft.engine.apply.definitions import _error_count, collect_defs
 from redraft.engine.syntax.languages import language_for
 
 CACHE = Path(os.environ.get("REDRAFT_BENCH_CACHE", Path.home() / ".cache" / "redraft-bench" / "apply"))
@@ -402,12 +403,25 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     raw.extend(_multi_cases(language, old, new))
     raw.extend(_new_def_cases(language, lang, old, new, _leaf_defs(lang, old, leaves=False)))
     out = []
+    errors: dict[str, int] = {}
     for i, (shape, snip, truth, kept) in enumerate(raw):
         if truth == old:
+            continue
+        if shape == "multi" and _broken(lang, truth, old, new, errors):
             continue
         out.append(Case(f"{project}:{path}:{shape}:{i}", set_name, language, shape, path, _text(old),
                         _text(snip), _text(truth), kept))
     return out
+
+
+def _broken(lang, truth: list[str], old: list[str], new: list[str], errors: dict[str, int]) -> bool:
+    """Session 42: hunks taken apart can leave the code broken (a literal opened in one hunk, closed
+    in another left out): such a truth parses worse than both releases, a state the code never had
+    and no assistant writes; the merge refuses it ("does not parse as well as the original")."""
+    for name, lines in (("old", old), ("new", new)):
+        if name not in errors:
+            errors[name] = _error_count(lang, _text(lines))
+    return _error_count(lang, _text(truth)) > max(errors.values())
 
 
 OMISSION = Path(__file__).resolve().parent.parent / "tests" / "apply_fixtures" / "omission"
