@@ -51,19 +51,28 @@ to the next place those lines occur, is as likely: refused); this one: merge, ch
 """
 
 import difflib
+import re
+from collections import Counter
 
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
-from redraft.engine.apply.anchors import same as _same
+from redraft.engine.apply.anchors import UNSHOWN, UNUSED, same as _same
 from redraft.engine.apply.by_name import class_edits
 from redraft.engine.apply.definitions import _indent, own_errors
 from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.plan import plan as _plan, split as _split
+from redraft.engine.apply.regions import _NOT_NAMES, arrow_name, header_name
 from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult, Replacement
+from redraft.engine.apply.usage import shows, uses
 from redraft.engine.syntax.languages import language_for
 
 __all__ = ["MergeResult", "MergeRefused", "Deletion", "merge", "is_marker", "MAX_BYTES"]
+
+WHOLE_LIKE = 0.5                      # a snippet without a marker this like the file (its words) is all of it
+WHOLE_WHY = "the snippet, without a marker, is the whole new file"
+_TOKEN = re.compile(r"\w+")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool = True) -> MergeResult:
@@ -121,12 +130,18 @@ def _merge(original: str, snippet: str, language: str,
     weak: list = []
     idle: list = []
     whole = delete_unmarked and len(frags) == 1 and not any(is_marker(l) for l in snip)
-    edits = class_edits(lang, orig, snip) or _plan(lang, orig, frags, view, weak, idle, opens, whole, delete_unmarked)
+    planning = (lang, orig, frags, view, weak, idle, opens, whole, delete_unmarked)
+    try:
+        edits, refused = class_edits(lang, orig, snip) or _plan(*planning), None
+    except MergeRefused as e:
+        edits, refused = _second_reading(planning, snip, e), e
     if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
     out, written = _apply(orig, edits)
+    if refused is not None and _still_used(orig, out, edits, "\n".join(snip)):
+        raise refused
     if weak:
         refuse_dead_alternative(lang, orig, out, edits, weak, no_change_refused=delete_unmarked)
     if delete_unmarked:
@@ -142,6 +157,60 @@ def _merge(original: str, snippet: str, language: str,
     if errors - mine > before - theirs:
         raise MergeRefused("the result does not parse as well as the original")
     return text, dels, _unread(lang, own) if mine > theirs else []
+
+
+def _second_reading(planning: tuple, snip: list[str], refused: MergeRefused) -> list:
+    """A refused snippet read once more.  One without a marker, at least as long as the file (lines
+    with text) and like it, is the new file whole (a version file's one line).  Else a region may
+    drop definitions the snippet never shows that the file uses elsewhere (UNUSED): the result
+    must not use them any more (_still_used), the snippet removed their uses as well.  Neither
+    reading: the refusal."""
+    lang, orig, frags, *_, whole, drops = planning
+    if whole and _like_whole_file(orig, frags[0].lines):
+        return [(0, len(orig), Replacement(list(frags[0].lines), WHOLE_WHY))]
+    if not drops or UNSHOWN not in str(refused):     # (only that refusal can change)
+        raise refused
+    shown = "\n".join(snip)
+    defined = {n for n in map(_defined, orig) if n and not shows(n, shown)}
+    names = frozenset(w for line in orig for w in defined.intersection(_NAME.findall(line)) if w != _defined(line))
+    if not names:
+        raise refused
+    planning[4].clear(), planning[5].clear()           # (weak, idle: the first reading's)
+    token = UNUSED.set(names)
+    try:
+        return _plan(*planning)
+    except MergeRefused:
+        raise refused from None
+    finally:
+        UNUSED.reset(token)
+
+
+def _like_whole_file(orig: list[str], lines: list[str]) -> bool:
+    """The snippet has at least as many lines with text as the file, and WHOLE_LIKE of their words
+    (counted, in no order: linear in the text) are alike."""
+    if not 0 < sum(1 for l in orig if l.strip()) <= sum(1 for l in lines if l.strip()):
+        return False
+    old, new = (Counter(_TOKEN.findall("\n".join(t))) for t in (orig, lines))
+    return 2 * sum((old & new).values()) >= WHOLE_LIKE * (sum(old.values()) + sum(new.values()))
+
+
+def _defined(line: str) -> str | None:
+    """The name a definition's header line defines (as anchors' guard reads it)."""
+    name = header_name(line) or arrow_name(line)
+    return name if name not in _NOT_NAMES else None
+
+
+def _still_used(orig: list[str], out: list[str], edits, shown: str) -> tuple[str, int] | None:
+    """The first definition the edits delete that the snippet never shows and the result still uses
+    (its name, its header line), or None.  (Not a check on every merge: a release's hunks taken apart
+    delete a definition in one and its uses in another.)"""
+    left, text = Counter(l.strip() for l in out), "\n".join(out)
+    for s, e, _ in edits:
+        for q in range(s, e):
+            name = _defined(orig[q])
+            if name and left[orig[q].strip()] < 1 and not shows(name, shown) and uses(name, text):
+                return name, q
+    return None
 
 
 def _unread(lang, own: list) -> list[str]:

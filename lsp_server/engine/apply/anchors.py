@@ -28,17 +28,18 @@ then, between regions sharing one anchor, the longer; otherwise the merge refuse
 from __future__ import annotations
 
 from collections import Counter
+from contextvars import ContextVar
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
-                                          closing_head, collapsed, defined_name, doubled_edge, doubled_run,
-                                          ends_block, header_name, in_new_definition, leads_to, matching_blocks,
-                                          old_tail, opener, redefined, repeated_head, replaces, runs_in,
-                                          unbound, used_dropped)
+                                          closing_head, collapsed, defined_name, definition_end, doubled_edge,
+                                          doubled_run, ends_as, ends_block, header_name, in_new_definition,
+                                          innermost, leads_to, matching_blocks, old_tail, opener, redefined,
+                                          repeated_head, replaces, runs_in, unbound, used_dropped)
 from redraft.engine.apply.usage import shows
 
-__all__ = ["anchor", "last_text", "same", "unchanged"]
+__all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
 GONE = 5                          # see _no_lost_definitions
@@ -51,6 +52,9 @@ REPLACED = 1.25                   # ... and counts this much against the line's 
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
+UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
+# definitions a region may drop unshown: a refused snippet's second reading (apply's merge checks its uses)
+UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
 
 
 class Ambiguous(Exception):
@@ -307,17 +311,21 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
             runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
             not (sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
         return                        # anchored at both ends by text found nowhere else: explicit
+    unused, spans = UNUSED.get(), set()
     for i in range(b - a + 1):
         ident = _unshown(orig[a + i], shown) if i not in kept else None
-        if ident:
-            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), which the snippet does not show; "
+        if ident in unused and any(shows(ident, l) and ident not in (header_name(l), arrow_name(l))  # (used
+                                   for l in orig[:a] + orig[b + 1:]):   # elsewhere, not defined again: the
+            spans.update(range(i, definition_end(orig, a + i) - a + 1))       # deletion the snippet means)
+        elif ident:
+            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), {UNSHOWN}; "
                             "show it or mark it with `... existing code ...`")
     if not outright:
         return
     new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
     joined = collapsed(orig[a:b + 1], kept, new)
-    gone = [i for i in range(len(region)) if region[i] and i not in kept and i not in joined and not any(
-        alike(region[i], n, 0.5) for n in new)]
+    gone = [i for i in range(len(region)) if region[i] and i not in kept and i not in joined and i not in spans and
+            not any(alike(region[i], n, 0.5) for n in new)]
     for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
@@ -327,20 +335,6 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
     region = [l.strip() for l in orig[c[1]:c[2] + 1]]
     return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
-
-
-def _innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
-    """Those of several items (heads or candidates) in the innermost block around an indented marker
-    (right after the previous fragment) that has any; all of them otherwise."""
-    if len(items) > 1 and marker_before:
-        for level in range(marker_before, 0, -1):
-            end = block_end(orig, pos - 1, level)
-            while end < len(orig) and orig[end].lstrip()[:1] in (")", "]") and orig[end].rstrip().endswith(("{", ":")):
-                end = block_end(orig, end, level)   # (a signature's closing line: its body is the block too)
-            inside = [x for x in items if head(x) <= end]
-            if inside:
-                return inside
-    return items
 
 
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
@@ -417,8 +411,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         base = min(_indent(l) for l in lines if l.strip())
         cands = list(_pairs(orig, lines, heads, base))
         if not cands and marker_after is not None and marker_after < base < _indent(lines[0]) + 1:
-            inner = _innermost(orig, heads, pos, marker_before, lambda a: a)
-            if len(inner) > 1:
+            inner = innermost(orig, heads, pos, marker_before, lambda a: a)
+            shown = [l.strip() for l in lines if l.strip()]   # (of several heads: the one whose block ends
+            inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
+                if len(inner) > 1 else inner                  # with the fragment's first lines as they are)
+            if len(inner) != 1:
                 raise Ambiguous(f"{name}: matches more than one place in the file")
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
@@ -442,7 +439,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if avoid:                         # lines a later fragment replaces by name are not this one's
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
-        cands = _innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
+        cands = innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     every = cands
     end = last_text(orig) if at_end and tails is not None and len(cands) > 1 else None   # (what follows is gone)
     cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)
@@ -468,7 +465,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands = _best(orig, lines, kept, name, pos) if kept else cands
         except Ambiguous:             # (the others drop what the snippet does not show)
             pass
-    cands = _innermost(orig, cands, pos, marker_before, lambda c: c[1])
+    cands = innermost(orig, cands, pos, marker_before, lambda c: c[1])
     taking = redefined(orig, lines, pos, reader=defined_name) if len(cands) > 1 else []
     if taking:                        # tied: those that take in what the fragment defines again
         taking = [c for c in every if all(c[1] <= j <= c[2] for j in taking)]

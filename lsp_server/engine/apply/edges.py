@@ -85,17 +85,17 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
     ends aside), with the definitions wholly inside it.  A definition deleted at the file's start
     or end whose name the snippet still uses is refused: the snippet more likely left out a marker
     than deleted what it uses."""
-    ranges: list[tuple[int, int, str]] = []
+    ranges: list[tuple[int, int, str, int, int]] = []     # (a, b, why, and where it may slide)
     for s, e, lines in edits:
         if s == e:
             continue
         why = next((w for a, b, w in edge if a == s and b == e), None)
         if why is not None:
-            ranges.append((s, e, why))
+            ranges.append((s, e, why, s, e))
             continue
         inside = getattr(lines, "why", INSIDE_WHY)
         if not lines:
-            ranges.append((s, e, inside))
+            ranges.append((s, e, inside, s, e))
             continue
         new = [l.strip() for l in lines]
         sm = difflib.SequenceMatcher(None, [l.strip() for l in orig[s:e]], new, autojunk=False)
@@ -117,19 +117,20 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
                 if t:
                     moved[t] -= 1
                 if run is not None:
-                    ranges.append((run, q, why))
+                    ranges.append((run, q, why, s, e))
                     run = None
     out: list[Deletion] = []
     defs = None
-    for a, b, why in sorted(ranges):
+    for a, b, why, lo, hi in sorted(ranges):
+        if not any(orig[q].strip() for q in range(a, b)):
+            continue
+        if defs is None:
+            defs = _all_defs(collect_defs(lang, orig))
+        a, b = _slid(orig, a, b, lo, hi, defs)
         while a < b and not orig[a].strip():
             a += 1
         while b > a and not orig[b - 1].strip():
             b -= 1
-        if a >= b:
-            continue
-        if defs is None:
-            defs = _all_defs(collect_defs(lang, orig))
         inside = [d for d in defs if a <= d.start and d.end < b]
         gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
         names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
@@ -142,6 +143,20 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
                                    "`... existing code ...` to keep it")
         out.append(Deletion(a + 1, b, why, list(dict.fromkeys(names))))
     return out
+
+
+def _slid(orig: list[str], a: int, b: int, lo: int, hi: int, defs: list[Def]) -> tuple[int, int]:
+    """The deleted lines [a, b) moved over equal lines inside [lo, hi) (the same text results) to
+    where they hold the most whole definitions: the report names what the deletion removes."""
+    places = [(a, b)]
+    while places[0][0] > lo and _same(orig[places[0][0] - 1], orig[places[0][1] - 1]):
+        places.insert(0, (places[0][0] - 1, places[0][1] - 1))
+    while places[-1][1] < hi and _same(orig[places[-1][0]], orig[places[-1][1]]):
+        places.append((places[-1][0] + 1, places[-1][1] + 1))
+    if len(places) == 1:
+        return a, b
+    held = [sum(1 for d in defs if x <= d.start and d.end < y) for x, y in places]
+    return places[held.index(max(held))] if max(held) > held[places.index((a, b))] else (a, b)
 
 
 def _header(orig: list[str], d: Def) -> str:

@@ -84,6 +84,32 @@ def block_end(orig: list[str], start: int, indent: int, comments: bool = False) 
     return len(orig)
 
 
+def definition_end(orig: list[str], h: int) -> int:
+    """The last line of the definition whose header is line h: its body, and its closing line."""
+    j = block_end(orig, h, _indent(orig[h]) + 1)
+    return j if j < len(orig) and orig[j].strip()[:1] in ("}", ")", "]") else j - 1
+
+
+def innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
+    """Those of several items (heads or candidates) in the innermost block around an indented marker
+    (right after the previous fragment) that has any; all of them otherwise."""
+    if len(items) > 1 and marker_before:
+        for level in range(marker_before, 0, -1):
+            end = block_end(orig, pos - 1, level)
+            while end < len(orig) and orig[end].lstrip()[:1] in (")", "]") and orig[end].rstrip().endswith(("{", ":")):
+                end = block_end(orig, end, level)   # (a signature's closing line: its body is the block too)
+            inside = [x for x in items if head(x) <= end]
+            if inside:
+                return inside
+    return items
+
+
+def ends_as(orig: list[str], a: int, b: int, shown: list[str]) -> bool:
+    """The original lines [a, b) with text are the first of `shown` (stripped lines with text), in order."""
+    region = [l.strip() for l in orig[a:b] if l.strip()]
+    return region == shown[:len(region)]
+
+
 def opener(lines: list[str], i: int) -> str | None:
     """The line that opens the block line i closes (stripped): the nearest line above it at its
     indent with a word in it, none less indented between (None: the block opens above `lines`)."""
