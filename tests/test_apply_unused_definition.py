@@ -228,72 +228,12 @@ CASES = {
         '        get_fee_plugin(1000),\n'
         '    ]);\n',
         '    register("optimism", 10, vec![]);\n'),
-    "typescript": (
-        'import { plugin } from "./plugin";\n'
-        '\n'
-        'function gasStation(url: string): FeePlugin {\n'
-        '    return new FeePlugin(url, async (fetchFeeData) => {\n'
-        '        try {\n'
-        '            const data = await fetchFeeData();\n'
-        '            return data;\n'
-        '        } catch (error) {\n'
-        '            assert(false, "bad station");\n'
-        '        }\n'
-        '    });\n'
-        '}\n'
-        '\n'
-        '// Used by one network for a custom fee\n'
-        'function getFeePlugin(maxFee: bigint): FeePlugin {\n'
-        '    return new FeePlugin("data:", async (fetchFeeData) => {\n'
-        '        const feeData = await fetchFeeData();\n'
-        '        if (feeData.maxFee == null) {\n'
-        '            return feeData;\n'
-        '        }\n'
-        '        return {\n'
-        '            maxFee: feeData.maxFee + maxFee,\n'
-        '        };\n'
-        '    });\n'
-        '}\n'
-        '\n'
-        '// See: the list of networks\n'
-        'let injected = false;\n'
-        'function injectCommonNetworks() {\n'
-        '    if (injected) { return; }\n'
-        '    injected = true;\n'
-        '    register("mainnet", 1, { plugins: [ gasStation("a") ] });\n'
-        '    register("goerli", 5, { });\n'
-        '    register("optimism", 10, {\n'
-        '        plugins: [\n'
-        '            getFeePlugin(1000)\n'
-        '        ]\n'
-        '    });\n'
-        '    register("polygon", 137, { });\n'
-        '}\n',
-        '// ... existing code ...\n'
-        '        }\n'
-        '    });\n'
-        '}\n'
-        '\n'
-        '// See: the list of networks\n'
-        'let injected = false;\n'
-        'function injectCommonNetworks() {\n'
-        '    // ... existing code ...\n'
-        '    register("goerli", 5, { });\n'
-        '    register("optimism", 10, {\n'
-        '        plugins: [ ]\n'
-        '    });\n'
-        '    register("polygon", 137, { });\n'
-        '}\n',
-        'getFeePlugin',
-        '    register("optimism", 10, {\n'
-        '        plugins: [\n'
-        '            getFeePlugin(1000)\n'
-        '        ]\n'
-        '    });\n',
-        '    register("optimism", 10, {\n'
-        '        plugins: [ ]\n'
-        '    });\n'),
 }
+
+CASES["typescript"] = (CASES["javascript"][0].replace("function getFeePlugin(maxFee)",
+                                                      "function getFeePlugin(maxFee: bigint): FeePlugin")
+                       .replace("function gasStation(url)", "function gasStation(url: string): FeePlugin"),
+                       *CASES["javascript"][1:])
 
 
 def _expected(text: str, old: str, new: str) -> str:

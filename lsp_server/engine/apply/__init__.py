@@ -33,6 +33,10 @@ Design:
   a fragment's weak edge has such a reading (ambiguity.py): it was written to change something
   (a deletion shown by omission), so the reading that changes nothing is no more likely.  Applied
   again, a snippet whose lines fit one place only changes nothing and merges to the file itself.
+* A refused snippet is read once more (`_second_reading`): one without any marker, as long as the
+  file and like it, is the whole new file (a version file written out new); a refusal to delete a
+  definition the snippet never shows is lifted for definitions used on other lines of the file
+  when the result uses none of them any more (the snippet removed their uses too).
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
   marker line; all kept original lines are present in order; the result has no more tree-sitter
   ERROR/MISSING nodes than the original, leaving aside the snippet's own (inside a top-level

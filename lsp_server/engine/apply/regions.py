@@ -36,7 +36,10 @@ called from anchors.anchor once the best candidate is known):
 * what a dropped line defines: a header that reads as code (reads_as_code), a name the fragment
   defines again (defines_name), for anchors' guard against deleting a definition the snippet uses
   (used_dropped);
-* a lone closing line after a deeper marker: the end of the marker's block (closing_head);
+* a lone closing line after a deeper marker: the end of the marker's block (closing_head); the
+  innermost block around an indented marker (innermost); of closing lines that end their block, the
+  place where the block's remaining lines are the fragment's first as they are (ends_as); a
+  definition's last line (definition_end, for anchors' guard when the deletion is the snippet's);
 * a bracket's lines rewritten: joined on one new line, or reopened by a like new line (collapsed),
   not deleted lines for anchors' guard."""
 from __future__ import annotations
