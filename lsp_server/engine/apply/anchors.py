@@ -36,7 +36,7 @@ from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_e
                                           closing_head, collapsed, defined_name, definition_end, doubled_edge,
                                           doubled_run, ends_as, ends_block, header_name, in_new_definition,
                                           innermost, leads_to, matching_blocks, old_tail, opener, redefined,
-                                          repeated_head, replaces, runs_in, told_by_once, unbound, used_dropped)
+                                          repeated_head, replaces, runs_in, unbound, used_dropped)
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -410,17 +410,14 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             raise Ambiguous(f"{name}: matches more than one place in the file")
         base = min(_indent(l) for l in lines if l.strip())
         cands = list(_pairs(orig, lines, heads, base))
-        if marker_after is not None and marker_after < base < _indent(lines[0]) + 1 and \
-                not any(unchanged(orig[c[1]:c[2] + 1], lines) for c in cands):   # it may end its block:
-            inner = innermost(orig, heads, pos, marker_before, lambda a: a)     # (the one head whose block
-            shown = [l.strip() for l in lines if l.strip()]                     # ends with the fragment's
-            ends = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)]   # first lines,
-            ends = inner if not cands and len(inner) == 1 else ends            # as they are, wins over
-            if not cands and len(ends) != 1:                                   # places that rewrite lines)
+        if not cands and marker_after is not None and marker_after < base < _indent(lines[0]) + 1:
+            inner = innermost(orig, heads, pos, marker_before, lambda a: a)
+            shown = [l.strip() for l in lines if l.strip()]   # (of several heads: the one whose block ends
+            inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
+                if len(inner) > 1 else inner                  # with the fragment's first lines as they are)
+            if len(inner) != 1:
                 raise Ambiguous(f"{name}: matches more than one place in the file")
-            if len(ends) == 1 and (not cands or told_by_once(orig, shown, ends[0], block_end(orig, ends[0], base),
-                                                             cands)):
-                cands, edge = [_to_block_end(orig, lines, ends[0], base)], "block"
+            cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
         if not cands:

@@ -38,8 +38,7 @@ called from anchors.anchor once the best candidate is known):
   (used_dropped);
 * a lone closing line after a deeper marker: the end of the marker's block (closing_head); the
   innermost block around an indented marker (innermost); of closing lines that end their block, the
-  place where the block's remaining lines are the fragment's first as they are (ends_as; it wins
-  over places that rewrite a line when a line the file has once tells it: told_by_once); a
+  place where the block's remaining lines are the fragment's first as they are (ends_as); a
   definition's last line (definition_end, for anchors' guard when the deletion is the snippet's);
 * a bracket's lines rewritten: joined on one new line, or reopened by a like new line (collapsed),
   not deleted lines for anchors' guard."""
@@ -112,13 +111,6 @@ def ends_as(orig: list[str], a: int, b: int, shown: list[str]) -> bool:
     """The original lines [a, b) with text are the first of `shown` (stripped lines with text), in order."""
     region = [l.strip() for l in orig[a:b] if l.strip()]
     return region == shown[:len(region)]
-
-
-def told_by_once(orig: list[str], shown: list[str], a: int, b: int, cands: list) -> bool:
-    """A line of the fragment, with words, that the file has once, in [a, b) and in no candidate."""
-    here = {l.strip() for l in orig[a:b]} & {t for t in shown if _WORD.search(t)}
-    seen = Counter(l.strip() for l in orig if l.strip() in here)
-    return any(seen[t] == 1 and not any(t in {l.strip() for l in orig[c[1]:c[2] + 1]} for c in cands) for t in here)
 
 
 def opener(lines: list[str], i: int) -> str | None:
