@@ -66,7 +66,7 @@ from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.plan import plan as _plan, split as _split
-from redraft.engine.apply.regions import _NOT_NAMES, arrow_name, header_name
+from redraft.engine.apply.regions import definition_name as _defined
 from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult, Replacement
 from redraft.engine.apply.usage import shows, uses
 from redraft.engine.syntax.languages import language_for
@@ -174,9 +174,10 @@ def _second_reading(planning: tuple, snip: list[str], refused: MergeRefused) -> 
         return [(0, len(orig), Replacement(list(frags[0].lines), WHOLE_WHY))]
     if not drops or UNSHOWN not in str(refused):     # (only that refusal can change)
         raise refused
-    shown = "\n".join(snip)
-    defined = {n for n in map(_defined, orig) if n and not shows(n, shown)}
-    names = frozenset(w for line in orig for w in defined.intersection(_NAME.findall(line)) if w != _defined(line))
+    shown, heads = "\n".join(snip), [_defined(l) for l in orig]
+    defined = {n for n in heads if n and not shows(n, shown)}
+    names = frozenset(w for line, head in zip(orig, heads) for w in defined.intersection(_NAME.findall(line))
+                      if w != head)
     if not names:
         raise refused
     planning[4].clear(), planning[5].clear()           # (weak, idle: the first reading's)
@@ -196,12 +197,6 @@ def _like_whole_file(orig: list[str], lines: list[str]) -> bool:
         return False
     old, new = (Counter(_TOKEN.findall("\n".join(t))) for t in (orig, lines))
     return 2 * sum((old & new).values()) >= WHOLE_LIKE * (sum(old.values()) + sum(new.values()))
-
-
-def _defined(line: str) -> str | None:
-    """The name a definition's header line defines (as anchors' guard reads it)."""
-    name = header_name(line) or arrow_name(line)
-    return name if name not in _NOT_NAMES else None
 
 
 def _still_used(orig: list[str], out: list[str], edits, shown: str) -> tuple[str, int] | None:

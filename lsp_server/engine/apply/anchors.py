@@ -32,8 +32,8 @@ from contextvars import ContextVar
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_NOT_NAMES, _WORD, arrow_name, block_end, chance_tail, closer_opener,
-                                          closing_head, collapsed, defined_name, definition_end, doubled_edge,
+from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_tail, closer_opener, closing_head,
+                                          collapsed, defined_name, definition_end, definition_name, doubled_edge,
                                           doubled_run, ends_as, ends_block, header_name, in_new_definition,
                                           innermost, leads_to, matching_blocks, old_tail, opener, redefined,
                                           repeated_head, replaces, runs_in, unbound, used_dropped)
@@ -191,8 +191,8 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
 
 def _unshown(line: str, shown: str) -> str | None:
     """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
-    ident = header_name(line) or arrow_name(line)
-    return ident if ident and ident not in _NOT_NAMES and not shows(ident, shown) else None
+    ident = definition_name(line)
+    return ident if ident and not shows(ident, shown) else None
 
 
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:

@@ -264,6 +264,12 @@ _ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*
                     r"(?:\([^)]*\)?|function\b)")
 
 
+def definition_name(line: str) -> str | None:
+    """The name a definition's header line defines (header_name, arrow_name), not a keyword."""
+    name = header_name(line) or arrow_name(line)
+    return name if name not in _NOT_NAMES else None
+
+
 def arrow_name(line: str) -> str | None:
     """The name a function written as a value defines (`export const f = (x) => ...`)."""
     m = _ARROW.match(line)
