@@ -214,7 +214,8 @@ def new_def_cases(language, lang, old, new):
             if nxt is not None and (nxt.parent, nxt.key) in okeys and nxt.end - nxt.start >= 3:
                 o = okeys[(nxt.parent, nxt.key)]
                 if old[o.comment_start:o.start + 2] == new[nxt.comment_start:nxt.start + 2] and \
-                        (prv is None or (prv.parent, prv.key) in okeys):
+                        (prv is None or (prv.parent, prv.key) in okeys) and \
+                        not any(l.strip() for l in new[d.end + 1:nxt.comment_start]):   # (only the new one)
                     body = _ind(new[nxt.start + 1]) if new[nxt.start + 1].strip() else ind
                     snip = [_marker(language, ind)] + new[d.comment_start:nxt.start + 2] + [_marker(language, body)]
                     truth = old[:o.comment_start] + new[d.comment_start:nxt.comment_start] + old[o.comment_start:]

@@ -65,3 +65,19 @@ def test_a_deletion_whose_context_would_need_the_files_end_is_left_out():
     group = [("equal", 0, 2, 0, 2), ("delete", 2, 4, 2, 2), ("equal", 4, 6, 2, 4)]
     assert apply_cases.showable(old, group) is None
     assert apply_cases.showable(old[:-1] + ["z = 3"], group) == group    # `z` differs from `y`: shown as is
+
+
+def test_a_new_definition_case_brings_only_the_new_definition():
+    """The new release adds `deleteBy` before module constants that stay where they were: a
+    new-before case would show the constants as part of the new definition and its truth would
+    define them twice (tanstack-form-core's utils.ts).  No such case is cut; new-after, which shows
+    the lines before the new definition, still is."""
+    def fn(name):
+        return [f"export function {name}(obj: any) {{", "  const path = makePathArray(obj)", "  path.reverse()",
+                "  return path", "}", ""]
+    consts = ["const reFind = /^(\\d*)$/gm", "const intPrefix = '__int__'", ""]
+    old = fn("setBy") + consts + fn("makePathArray")
+    new = fn("setBy") + fn("deleteBy") + consts + fn("makePathArray")
+    cases = list(apply_omission.new_def_cases("typescript", apply_omission.language_for("typescript"), old, new))
+    assert [shape for shape, _, _ in cases] == ["new-after"]
+    assert all(truth.count(consts[0]) == 1 for _, _, truth in cases)

@@ -52,6 +52,7 @@ REPLACED = 1.25                   # ... and counts this much against the line's 
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
+LAST_WHY = "no marker after the snippet's last line"   # (what a last fragment leaves out there is gone)
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
 # definitions a region may drop unshown: a refused snippet's second reading (apply's merge checks its uses)
 UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
@@ -278,6 +279,12 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     return [t[:3] for t in top]
 
 
+def _no_used_dropped(orig: list[str], lines: list[str], a: int, b: int, name: str, kept=None) -> None:
+    if used := used_dropped(orig, lines, a, b, kept):
+        raise Ambiguous(f"{name}: would delete `{used[0]}` (line {used[1] + 1}), which the snippet uses but does not "
+                        "define; show it or mark it with `... existing code ...`")
+
+
 def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:
     """The candidates that drop no definition silently (_no_lost_definitions); none: the first's
     refusal.  (`opened`: the snippet starts the file, what it leaves out there is gone.)"""
@@ -303,9 +310,7 @@ def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name
     blocks, kept = matching_blocks(region, want)
     shown = "\n".join(lines)
     runs = [m for m in blocks if m.size]
-    if used := used_dropped(orig, lines, a, b, kept):   # (even between unique anchors)
-        raise Ambiguous(f"{name}: would delete `{used[0]}` (line {used[1] + 1}), which the snippet uses but does not "
-                        "define; show it or mark it with `... existing code ...`")
+    _no_used_dropped(orig, lines, a, b, name, kept)    # (even between unique anchors)
     tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
     if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
             runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
@@ -346,6 +351,27 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
     matched = sum(min(n, want[t]) for t, n in have.items())
     worth = sum(min(n, want[t]) * _worth(t) for t, n in have.items())
     return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
+
+
+def _led(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+    """The file has the fragment's first FRAME lines with text, words among them, at `a` and nowhere
+    else (blank lines aside), and the region [a, b] has at most twice the fragment's lines with text
+    (it is rewritten, not cut)."""
+    want = _texts(lines, 0)
+    return len(want) == FRAME and any(_worth(t) for t in want) and _texts(orig, a) == want and \
+        sum(1 for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j) == want) == 1 and \
+        sum(1 for l in orig[a:b + 1] if l.strip()) <= 2 * sum(1 for l in lines if l.strip())
+
+
+def _texts(lines: list[str], a: int) -> list[str]:
+    """The first FRAME lines with text from line `a` on, stripped."""
+    out = []
+    for line in lines[a:a + 4 * FRAME]:
+        if line.strip():
+            out.append(line.strip())
+            if len(out) == FRAME:
+                break
+    return out
 
 
 def _opens_file(orig: list[str], lines: list[str]) -> bool:
@@ -420,10 +446,17 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
+            led = [c for c in cands if _led(orig, lines, c[1], c[2])] \
+                if tails is not None and not at_start and len(cands) > 1 else []   # (of several heads)
+            cands, edge = (led, "led") if len(led) == 1 else (cands, edge)
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
         whole = _whole_file(orig, lines, cands) if at_start and at_end else None
+        if edge == "led":             # its first lines found once, the file's end its last anchor:
+            _no_used_dropped(orig, lines, cands[0][1], cands[0][2], name)   # what it omits is gone
+            tails.append(LAST_WHY)
+            return cands[0][1], cands[0][2]
         kept = [c for c in cands if replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
         dropping = not kept and edge == "block" and tails is not None
         cands = cands if dropping else kept

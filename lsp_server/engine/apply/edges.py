@@ -7,9 +7,9 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.anchors import last_text, same as _same
+from redraft.engine.apply.anchors import LAST_WHY, last_text, same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
-from redraft.engine.apply.regions import header_name
+from redraft.engine.apply.regions import definition_name
 from redraft.engine.apply.result import Deletion, MergeRefused
 from redraft.engine.apply.usage import shows
 
@@ -17,7 +17,6 @@ __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
 
 FIRST_WHY = "no marker before the snippet's first line"
-LAST_WHY = "no marker after the snippet's last line"
 INSIDE_WHY = "not shown between two lines of the snippet"
 
 
@@ -120,7 +119,7 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
                     ranges.append((run, q, why, s, e))
                     run = None
     out: list[Deletion] = []
-    defs = None
+    defs = defined = None
     for a, b, why, lo, hi in sorted(ranges):
         if not any(orig[q].strip() for q in range(a, b)):
             continue
@@ -133,9 +132,11 @@ def deletions(lang, orig: list[str], edits, edge, shown: str = "") -> list[Delet
             b -= 1
         inside = [d for d in defs if a <= d.start and d.end < b]
         gone = [d for d in inside if not any(p is not d and p.start <= d.start and d.end <= p.end for p in inside)]
-        names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone]
+        if defined is None:           # (names the snippet defines again: replaced, not removed or used)
+            defined = {n for n in map(definition_name, shown.split("\n")) if n}
+        names = [f"{_kind(_header(orig, d))} `{d.name}` (lines {d.start + 1}-{d.end + 1})" for d in gone
+                 if d.name not in defined]
         if why != INSIDE_WHY:
-            defined = {n for n in map(header_name, shown.split("\n")) if n}   # redefined: replaced, not used
             used = next((d for d in gone if d.name not in defined and shows(d.name, shown)), None)
             if used is not None:
                 raise MergeRefused(f"would delete `{used.name}` (lines {used.start + 1}-{used.end + 1}), which the "
