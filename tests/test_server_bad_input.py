@@ -127,16 +127,16 @@ def test_a_10_mb_document_is_answered_quickly(server: JsonRpcStdioClient):
     open_doc(server, uri, big)
     # the bounds only catch whole-document work (a model pass or a Python loop over 10 MB takes
     # minutes); typing latency is measured by bench/latency.py, not here
-    for line in (150_000, 299_999):
+    for line in (150_000, 299_999):   # (before a whole line the model may rightly draft nothing)
         t0 = time.monotonic()
         items = inline(server, uri, {"line": line, "character": 0})["result"]["items"]
-        assert time.monotonic() - t0 < 15.0 and items and items[0]["range"]["start"]["line"] == line
+        assert time.monotonic() - t0 < 15.0 and all(it["range"]["start"]["line"] == line for it in items)
     server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
         {"range": {"start": {"line": 299_999, "character": 0}, "end": {"line": 299_999, "character": 0}},
          "text": "total = "}]})
     t0 = time.monotonic()
     items = inline(server, uri, {"line": 299_999, "character": 8})["result"]["items"]
-    assert time.monotonic() - t0 < 15.0 and items
+    assert time.monotonic() - t0 < 15.0 and items and items[0]["range"]["start"]["line"] == 299_999
     server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 

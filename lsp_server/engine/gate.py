@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 # Fitted by bench/fit_gate.py on the development packages of bench/repo_lines.py (562 cut lines of
 # 12 PyPI packages: 320 cut by fit_gate's own rule in 8 of them, 242 as repo_lines cuts them;
-# default-v9 at low; bench/RESULTS.md has the fit and the curve). RANK scores an option; the
-# winner's CONFIDENCE features make a logistic probability that it is exactly right. What the fit
+# default-v9 at low, kept for default-v10: the same 242 lines shown and right; bench/RESULTS.md has
+# the fit and the curve). RANK scores an option; the winner's CONFIDENCE features make a logistic
+# probability that it is exactly right. What the fit
 # says: the project's first candidate (a line that follows the cursor's previous line elsewhere,
 # else the most written continuation of the typed line) usually wins; the model's scores break
 # ties; a line that follows the previous line elsewhere, a long typed prefix and few rival lines
