@@ -22,7 +22,8 @@ importing it (the new lines would call what they remove), however unique its anc
 After an indented marker, a fragment indented at least as deep stays in that marker's block (one
 that a signature's closing line, `) -> T {`, does not end: its body is in it too).  The
 best candidate wins when it is the only best (a one-line fragment: the first place after the
-previous fragment); the innermost block around the marker breaks ties,
+previous fragment, unless places.likest_block tells them apart); the innermost block around the
+marker breaks ties,
 then, between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
@@ -37,6 +38,7 @@ from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_t
                                           doubled_run, ends_as, ends_block, header_name, in_new_definition,
                                           innermost, leads_to, matching_blocks, old_tail, opener, redefined,
                                           repeated_head, replaces, runs_in, unbound, used_dropped)
+from redraft.engine.apply.places import led_here, likest_block, opens_file
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -353,39 +355,6 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
     return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
 
 
-def _led(orig: list[str], lines: list[str], a: int, b: int) -> bool:
-    """The file has the fragment's first FRAME lines with text, words among them, at `a` and nowhere
-    else (blank lines aside), and the region [a, b] has at most twice the fragment's lines with text
-    (it is rewritten, not cut)."""
-    want = _texts(lines, 0)
-    return len(want) == FRAME and any(_worth(t) for t in want) and _texts(orig, a) == want and \
-        sum(1 for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j) == want) == 1 and \
-        sum(1 for l in orig[a:b + 1] if l.strip()) <= 2 * sum(1 for l in lines if l.strip())
-
-
-def _texts(lines: list[str], a: int) -> list[str]:
-    """The first FRAME lines with text from line `a` on, stripped."""
-    out = []
-    for line in lines[a:a + 4 * FRAME]:
-        if line.strip():
-            out.append(line.strip())
-            if len(out) == FRAME:
-                break
-    return out
-
-
-def _opens_file(orig: list[str], lines: list[str]) -> bool:
-    """The fragment's first few lines are new and the next two or more are the file's first lines,
-    with words in them (lines added at the start of the file, its own start as their anchor)."""
-    for k in range(1, min(FRAME, len(lines) - 2) + 1):
-        n = 0
-        while n < len(orig) and k + n < len(lines) and same(orig[n], lines[k + n]):
-            n += 1
-        if n >= 2 and sum(_worth(l.strip()) for l in orig[:n]) >= 2:
-            return True
-    return False
-
-
 def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]]):
     """The candidate from the file's first line to its last non-blank one, if any, when that line
     (with a word in it) is also the fragment's last: a snippet with no marker that ends as the file
@@ -401,7 +370,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
            name: str, at_start: bool = False, at_end: bool = False,
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
            closes: int | None = None, then: tuple[str, int] | None = None,
-           tails: list | None = None) -> tuple[int, int]:
+           tails: list | None = None, following: list[str] = ()) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -423,7 +392,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     is refused), and TAIL_WHY is appended to the list when it does."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge, dropping = False, False
-    if not heads and at_start and _opens_file(orig, lines):
+    if not heads and at_start and opens_file(orig, lines, FRAME):
         heads = [0]                   # new lines first, then the file's own first lines
     elif not heads and at_start and orig:
         heads, edge = [0], True
@@ -431,6 +400,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
     if len(lines) == 1:
         cands = [(0, a, a) for a in closing_head(orig, heads, pos, lines[0], marker_before)]
+        if len(cands) > 1 and following and marker_after is not None and marker_after > _indent(lines[0]):
+            cands = likest_block(orig, cands, lines[0], following, marker_after)   # (a header in several classes)
     else:
         if len(heads) > MAX_HEADS:
             raise Ambiguous(f"{name}: matches more than one place in the file")
@@ -446,7 +417,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
-            led = [c for c in cands if _led(orig, lines, c[1], c[2])] \
+            led = [c for c in cands if led_here(orig, lines, c[1], c[2], FRAME)] \
                 if tails is not None and not at_start and len(cands) > 1 else []   # (of several heads)
             cands, edge = (led, "led") if len(led) == 1 else (cands, edge)
         if not cands:

@@ -1,0 +1,87 @@
+"""Which of several places a fragment's edge takes, told apart by what lies around each (apply's
+merge; anchors calls these when a fragment's first line fits several places).
+
+* opens_file: a first fragment whose first lines are new and whose next ones are the file's first
+  lines takes the file's start for its anchor.
+* led_here: a snippet's last fragment, no marker after it and its last line new, runs to the file's
+  end from the one place where the file has its first lines with text (the snippet ends the file:
+  what it omits there is gone).
+* likest_block: a lone line (a method header that several classes have) followed by a deeper
+  marker goes to the place whose block holds the next fragment's lines most alike.
+"""
+from __future__ import annotations
+
+import difflib
+
+from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.regions import _WORD, block_end
+
+LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
+
+
+def opens_file(orig: list[str], lines: list[str], frame: int) -> bool:
+    """The fragment's first few lines are new and the next two or more are the file's first lines,
+    with words in them (lines added at the start of the file, its own start as their anchor)."""
+    for k in range(1, min(frame, len(lines) - 2) + 1):
+        n = 0
+        while n < len(orig) and k + n < len(lines) and orig[n].rstrip() == lines[k + n].rstrip():
+            n += 1
+        if n >= 2 and sum(1 for l in orig[:n] if _WORD.search(l)) >= 2:
+            return True
+    return False
+
+
+def led_here(orig: list[str], lines: list[str], a: int, b: int, frame: int) -> bool:
+    """The file has the fragment's first `frame` lines with text, words among them, at `a` and nowhere
+    else (blank lines aside), and the region [a, b] has at most twice the fragment's lines with text
+    (it is rewritten, not cut)."""
+    want = _texts(lines, 0, frame)
+    return len(want) == frame and any(_WORD.search(t) for t in want) and _texts(orig, a, frame) == want and \
+        sum(1 for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j, frame) == want) == 1 and \
+        sum(1 for l in orig[a:b + 1] if l.strip()) <= 2 * sum(1 for l in lines if l.strip())
+
+
+def _texts(lines: list[str], a: int, frame: int) -> list[str]:
+    """The first `frame` lines with text from line `a` on, stripped."""
+    out = []
+    for line in lines[a:a + 4 * frame]:
+        if line.strip():
+            out.append(line.strip())
+            if len(out) == frame:
+                break
+    return out
+
+
+def likest_block(orig: list[str], cands: list, line: str, following: list[str], marker: int) -> list:
+    """Of the places of a lone line followed by a deeper marker (indented `marker`) and a fragment
+    that starts in its block (as deep as the marker), the one whose block (to the end of the block
+    that holds it, or the next place) has the next fragment's lines most alike: most of them as they
+    are, then each one's best similarity summed; when one is likest.  Else all of them (and the
+    first is taken, as before)."""
+    want = [l.strip() for l in following if l.strip()]
+    if not want or _indent(next(l for l in following if l.strip())) < marker:
+        return cands                  # (the next fragment leaves the block: `)` after a decorator's marker)
+    heads = sorted(c[1] for c in cands)
+
+    def fit(a: int) -> tuple[int, float] | None:
+        stop = min([block_end(orig, a, _indent(line))] + [h for h in heads if h > a])
+        block = {l.strip() for l in orig[a + 1:stop] if l.strip()}
+        if len(block) * len(want) > LIKEST_WORK:
+            return None
+        exact, total = 0, 0.0
+        for w in want:
+            if w in block:
+                exact += 1
+                continue
+            sm, best = difflib.SequenceMatcher(None, "", w, autojunk=False), 0.0
+            for t in block:
+                sm.set_seq1(t)
+                if sm.real_quick_ratio() > best and sm.quick_ratio() > best:
+                    best = max(best, sm.ratio())
+            total += best
+        return exact, total
+    fits = [fit(c[1]) for c in cands]
+    if None in fits:
+        return cands
+    best = max(fits)
+    return [cands[fits.index(best)]] if fits.count(best) == 1 else cands
