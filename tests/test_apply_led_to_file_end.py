@@ -41,8 +41,8 @@ LANGS = {
                       "\treturn low <= x && x <= hi", "}", ""],
            lambda n: [f"func {n}(x int) int {{ return x * 4 }}", ""], "// ... existing code ..."),
 }
-HEAD = {"python": ["import math", ""], "javascript": ["'use strict'", ""], "typescript": ["import * as order from './Order'", ""],
-        "rust": ["use std::cmp;", ""], "go": ["package duration", ""]}
+HEAD = {"python": ["import math", ""], "javascript": ["'use strict'", ""],
+        "typescript": ["import * as order from './Order'", ""], "rust": ["use std::cmp;", ""], "go": ["package duration", ""]}
 
 
 def _case(lang: str):
