@@ -24,12 +24,11 @@ from dataclasses import dataclass
 # 12 PyPI packages: 320 cut by fit_gate's own rule in 8 of them, 242 as repo_lines cuts them;
 # default-v9 at low, kept for default-v10: the same 242 lines shown and right; bench/RESULTS.md has
 # the fit and the curve). RANK scores an option; the winner's CONFIDENCE features make a logistic
-# probability that it is exactly right. What the fit
-# says: the project's first candidate (a line that follows the cursor's previous line elsewhere,
-# else the most written continuation of the typed line) usually wins; the model's scores break
-# ties; a line that follows the previous line elsewhere, a long typed prefix and few rival lines
-# make it likely right; names the project does not write and a draft it does not write make it
-# unlikely.
+# probability that it is exactly right. What the fit says: the project's first candidate (a line
+# that follows the cursor's previous line elsewhere, else the most written continuation of the typed
+# line) usually wins; the model's scores break ties; a line that follows the previous line
+# elsewhere, a long typed prefix and few rival lines make it likely right; names the project does
+# not write and a draft it does not write make it unlikely.
 RANK = {"logp_per_token": 0.05, "tail_logp": 0.25, "project": 1.0, "document": 1.0, "draft": 1.0, "tokens": -1.0,
         "typed": 0.0, "pool": 0.0, "first": 2.0, "unique": 0.0, "unknown": 0.0, "follows": 0.0}
 CONFIDENCE = {"bias": -1.457, "logp_per_token": 0.058, "tail_logp_per_token": -0.056, "project": 0.59,

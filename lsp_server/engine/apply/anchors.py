@@ -37,7 +37,7 @@ from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_t
                                           collapsed, defined_name, definition_end, definition_name, doubled_edge,
                                           doubled_run, ends_as, ends_block, header_name, in_new_definition,
                                           innermost, leads_to, matching_blocks, old_tail, opener, redefined,
-                                          repeated_head, replaces, runs_in, unbound, used_dropped)
+                                          repeated_head, replaces, runs_in, same, unbound, used_dropped)
 from redraft.engine.apply.places import led_here, likest_block, opens_file
 from redraft.engine.apply.usage import shows
 
@@ -62,10 +62,6 @@ UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
 
 class Ambiguous(Exception):
     """Raised with the refusal's text; apply's merge turns it into MergeRefused."""
-
-
-def same(a: str, b: str) -> bool:
-    return a.rstrip() == b.rstrip()
 
 
 def last_text(orig: list[str]) -> int:
@@ -369,8 +365,8 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
            name: str, at_start: bool = False, at_end: bool = False,
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
-           closes: int | None = None, then: tuple[str, int] | None = None,
-           tails: list | None = None, following: list[str] = ()) -> tuple[int, int]:
+           closes: int | None = None, then: tuple[list[str], int] | None = None,
+           tails: list | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -385,9 +381,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     start for its anchor whatever the lines before its first kept one are (they are deleted).
     `closes`: new lines follow the fragment, less indented than its last line (a new method after
     the lines that end another): it ends its block, so places where the file's block goes on after
-    it lose, when there are others.  `then`: the next fragment's first line and the indentation of
-    the marker before it: of places that fit alike, the one after which that line follows is taken
-    (regions.leads_to).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
+    it lose, when there are others.  `then`: the next fragment's lines and the indentation of the
+    marker before it: of places that fit alike, the one after which its first line follows is taken
+    (regions.leads_to); of a lone line's places, the one whose block is likest them (places.likest_block).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
     that ends its block may then replace the block's old last lines with unlike new ones (else it
     is refused), and TAIL_WHY is appended to the list when it does."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
@@ -400,8 +396,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         raise Ambiguous(f"{name}: its first line is not in the file (after the previous fragment)")
     if len(lines) == 1:
         cands = [(0, a, a) for a in closing_head(orig, heads, pos, lines[0], marker_before)]
-        if len(cands) > 1 and following and marker_after is not None and marker_after > _indent(lines[0]):
-            cands = likest_block(orig, cands, lines[0], following, marker_after)   # (a header in several classes)
+        if len(cands) > 1 and then is not None and then[1] > _indent(lines[0]):
+            cands = likest_block(orig, cands, lines[0], *then)   # (a header in several classes)
     else:
         if len(heads) > MAX_HEADS:
             raise Ambiguous(f"{name}: matches more than one place in the file")
@@ -417,17 +413,15 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
-            led = [c for c in cands if led_here(orig, lines, c[1], c[2], FRAME)] \
-                if tails is not None and not at_start and len(cands) > 1 else []   # (of several heads)
-            cands, edge = (led, "led") if len(led) == 1 else (cands, edge)
+            led = led_here(orig, lines, cands, FRAME) if tails is not None and not at_start else None
+            if led is not None:       # its first lines found once, the file's end its last anchor:
+                _no_used_dropped(orig, lines, led[0], led[1], name)   # what it omits is gone
+                tails.append(LAST_WHY)
+                return led
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
         whole = _whole_file(orig, lines, cands) if at_start and at_end else None
-        if edge == "led":             # its first lines found once, the file's end its last anchor:
-            _no_used_dropped(orig, lines, cands[0][1], cands[0][2], name)   # what it omits is gone
-            tails.append(LAST_WHY)
-            return cands[0][1], cands[0][2]
         kept = [c for c in cands if replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
         dropping = not kept and edge == "block" and tails is not None
         cands = cands if dropping else kept
@@ -482,7 +476,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     if len(cands) > 1 and then is not None:
-        cands = leads_to(orig, cands, *then)
+        cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
     a, b = cands[0][1], cands[0][2]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _WORD, block_end
+from redraft.engine.apply.regions import _WORD, block_end, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 
@@ -24,21 +24,25 @@ def opens_file(orig: list[str], lines: list[str], frame: int) -> bool:
     with words in them (lines added at the start of the file, its own start as their anchor)."""
     for k in range(1, min(frame, len(lines) - 2) + 1):
         n = 0
-        while n < len(orig) and k + n < len(lines) and orig[n].rstrip() == lines[k + n].rstrip():
+        while n < len(orig) and k + n < len(lines) and same(orig[n], lines[k + n]):
             n += 1
         if n >= 2 and sum(1 for l in orig[:n] if _WORD.search(l)) >= 2:
             return True
     return False
 
 
-def led_here(orig: list[str], lines: list[str], a: int, b: int, frame: int) -> bool:
-    """The file has the fragment's first `frame` lines with text, words among them, at `a` and nowhere
-    else (blank lines aside), and the region [a, b] has at most twice the fragment's lines with text
-    (it is rewritten, not cut)."""
+def led_here(orig: list[str], lines: list[str], cands: list, frame: int) -> tuple[int, int] | None:
+    """Of several candidates (score, head, tail), the one at the only place where the file has the
+    fragment's first `frame` lines with text, words among them (blank lines aside), when its region
+    has at most twice the fragment's lines with text (it is rewritten, not cut); else None."""
     want = _texts(lines, 0, frame)
-    return len(want) == frame and any(_WORD.search(t) for t in want) and _texts(orig, a, frame) == want and \
-        sum(1 for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j, frame) == want) == 1 and \
-        sum(1 for l in orig[a:b + 1] if l.strip()) <= 2 * sum(1 for l in lines if l.strip())
+    if len(cands) < 2 or len(want) < frame or not any(_WORD.search(t) for t in want):
+        return None
+    at = [j for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j, frame) == want]
+    c = next((c for c in cands if at == [c[1]]), None)
+    if c is None or sum(1 for l in orig[c[1]:c[2] + 1] if l.strip()) > 2 * sum(1 for l in lines if l.strip()):
+        return None
+    return c[1], c[2]
 
 
 def _texts(lines: list[str], a: int, frame: int) -> list[str]:

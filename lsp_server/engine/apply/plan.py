@@ -110,8 +110,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             others: list = []
             a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
                           at_end=nxt is None and f.marker_after is None, others=others, opens=opens and i == 0,
-                          then=(nxt.lines[0], f.marker_after) if nxt and f.marker_after is not None else None,
-                          following=nxt.lines if nxt and f.marker_after is not None else (),
+                          then=(nxt.lines, f.marker_after) if nxt and f.marker_after is not None else None,
                           **args)
             if idle is not None and unchanged(orig[a:b + 1], f.lines):
                 moved = [(c, d) for c, d in others if _drops_only(orig[c:d + 1], f.lines) and (

@@ -264,6 +264,11 @@ _ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*
                     r"(?:\([^)]*\)?|function\b)")
 
 
+def same(a: str, b: str) -> bool:
+    """The two lines are alike but for trailing whitespace."""
+    return a.rstrip() == b.rstrip()
+
+
 def definition_name(line: str) -> str | None:
     """The name a definition's header line defines (header_name, arrow_name), not a keyword."""
     name = header_name(line) or arrow_name(line)
