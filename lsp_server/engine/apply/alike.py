@@ -1,14 +1,20 @@
 """How alike two lines are, character by character (difflib's ratio), for the merge's rules on
-rewritten lines.  The ratio is quadratic in a line's length: a minified bundle's 44,000-character
+rewritten lines; how many of a region's dropped lines a fragment's new lines replace (replaced).  The ratio is quadratic in a line's length: a minified bundle's 44,000-character
 line took three minutes per merge (fresh2's @tanstack production builds).  Lines longer than LONG
 are compared by their first and last HALF characters, where a changed minified line still agrees
 with its old self; the cheap upper bounds come first."""
 from __future__ import annotations
 
 import difflib
+import re
+from collections import Counter
 
 LONG = 4000
 HALF = 1000
+LIKE = 0.7                        # a dropped line this like a new one is replaced (replaced)
+RECAST = 0.75                     # ... or with this share of its words in the new lines left over,
+RECAST_WEIGHT = 0.4               # ... counting this much of a replaced line (not one to one)
+_WORDS = re.compile(r"\w+")
 
 
 def _window(line: str) -> str:
@@ -19,3 +25,27 @@ def alike(a: str, b: str, least: float) -> bool:
     """difflib.SequenceMatcher(None, a, b).ratio() >= least (over _window of each)."""
     sm = difflib.SequenceMatcher(None, _window(a), _window(b), autojunk=False)
     return sm.real_quick_ratio() >= least and sm.quick_ratio() >= least and sm.ratio() >= least
+
+
+def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
+    """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
+    line: a region that rewrites lines is as good as one that keeps them (not doubled in the file);
+    then, at RECAST_WEIGHT each, those left whose words are mostly in the new lines left (recast)."""
+    new = list((Counter(t for t in want if _WORDS.search(t)) - Counter(region[i] for i in kept)).elements())
+    n, rest = 0.0, []
+    for i, t in enumerate(region):
+        if i in kept or not _WORDS.search(t):
+            continue
+        k = next((k for k, w in enumerate(new) if alike(t, w, LIKE)), None)
+        if k is None:
+            rest.append(t)
+        else:
+            n += 1
+            del new[k]
+    words = Counter(_WORDS.findall("\n".join(new)))      # lines recast (a call's arguments made an
+    for t in rest:                                        # f-string): their words in the new lines
+        have = Counter(_WORDS.findall(t))
+        if sum((have & words).values()) >= RECAST * sum(have.values()):
+            n += RECAST_WEIGHT
+            words -= have
+    return n

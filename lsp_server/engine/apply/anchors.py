@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections import Counter
 from contextvars import ContextVar
 
-from redraft.engine.apply.alike import alike
+from redraft.engine.apply.alike import alike, replaced
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_tail, closer_opener, closing_head,
                                           collapsed, defined_name, definition_end, definition_name, doubled_edge,
                                           doubled_run, ends_as, ends_block, header_name, in_new_definition,
-                                          innermost, leads_to, matching_blocks, old_tail, opener, redefined,
-                                          repeated_head, replaces, runs_in, same, unbound, used_dropped)
+                                          innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
+                                          redefined, repeated_head, replaces, runs_in, same, unbound, used_dropped)
 from redraft.engine.apply.places import led_here, likest_block, opens_file
 from redraft.engine.apply.usage import shows
 
@@ -49,7 +49,6 @@ SLACK = 200                       # a region at most this much longer than twice
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
 CAP = 3                           # a run counts up to this many lines at each end
 RUN = 3                           # weight of a region line in the fragment's leading / trailing run
-LIKE = 0.7                        # a dropped line this like a new one is replaced (_replaced)
 REPLACED = 1.25                   # ... and counts this much against the line's cost (_agreement)
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 COMMON = 3                        # a frame found more often than this in the file frames by chance
@@ -177,7 +176,7 @@ def _kept(region: list[str], want: list[str]) -> set[int]:
 def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = ()) -> tuple[float, int]:
     """(score, non-blank lines the region would drop) counting only lines that agree in order.
     Unless the region drops a definition the fragment does not name: REPLACED for each dropped line
-    rewritten by a like new one (_replaced) and ONCE for each line of `once` the region takes in."""
+    rewritten by a like new one (alike.replaced) and ONCE for each line of `once` the region takes in."""
     region = [l.strip() for l in orig[a:b + 1]]
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
@@ -185,7 +184,7 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     score = worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b)
     if _drops_unnamed(region, want, kept):
         return score, dropped
-    return score + REPLACED * _replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
+    return score + REPLACED * replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
 
 
 def _unshown(line: str, shown: str) -> str | None:
@@ -205,22 +204,6 @@ def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
     wanted = {t for t in want if _WORD.search(t)}
     seen = Counter(t for t in (l.strip() for l in orig) if t in wanted)
     return [j for j in range(pos, len(orig)) if seen.get(orig[j].strip()) == 1]
-
-
-def _replaced(region: list[str], want: list[str], kept: set[int]) -> int:
-    """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
-    line: a region that rewrites lines is as good as one that keeps them (not doubled in the file)."""
-    new = list((Counter(t for t in want if _WORD.search(t)) - Counter(region[i] for i in kept)).elements())
-    n = 0
-    for i, t in enumerate(region):
-        if i in kept or not new or not _WORD.search(t):
-            continue
-        for k, w in enumerate(new):
-            if alike(t, w, LIKE):
-                n += 1
-                del new[k]
-                break
-    return n
 
 
 def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]], pos: int = 0,
@@ -366,7 +349,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
            name: str, at_start: bool = False, at_end: bool = False,
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
            closes: int | None = None, then: tuple[list[str], int] | None = None,
-           tails: list | None = None) -> tuple[int, int]:
+           tails: list | None = None, lone: bool = False) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -383,9 +366,13 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     the lines that end another): it ends its block, so places where the file's block goes on after
     it lose, when there are others.  `then`: the next fragment's lines and the indentation of the
     marker before it: of places that fit alike, the one after which its first line follows is taken
-    (regions.leads_to); of a lone line's places, the one whose block is likest them (places.likest_block).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
+    (regions.leads_to); of a lone line's places, the one whose block is likest them
+    (places.likest_block).  `tails`: a list, when lines the snippet leaves out are deleted: the fragment
     that ends its block may then replace the block's old last lines with unlike new ones (else it
-    is refused), and TAIL_WHY is appended to the list when it does."""
+    is refused), and TAIL_WHY is appended to the list when it does.  `lone`: the previous fragment is
+    one line and the marker after it deeper (a header, of several places the one places.likest_block
+    chose for this fragment's lines): a new last line ends that line's block, though its first and
+    last lines are both in a later one."""
     heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
     edge, dropping = False, False
     if not heads and at_start and opens_file(orig, lines, FRAME):
@@ -403,7 +390,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             raise Ambiguous(f"{name}: matches more than one place in the file")
         base = min(_indent(l) for l in lines if l.strip())
         cands = list(_pairs(orig, lines, heads, base))
-        if not cands and marker_after is not None and marker_after < base < _indent(lines[0]) + 1:
+        ends = marker_after is not None and marker_after < base < _indent(lines[0]) + 1
+        if cands and ends and lone and marker_before and base >= marker_before and \
+                leave_block(orig, heads, cands, pos, marker_before):
+            cands = []                # it ends the block of the lone line before it, where its first line is
+        if not cands and ends:
             inner = innermost(orig, heads, pos, marker_before, lambda a: a)
             shown = [l.strip() for l in lines if l.strip()]   # (of several heads: the one whose block ends
             inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \

@@ -44,6 +44,8 @@ def class_edits(lang, orig: list[str], snip: list[str]):
         return None
     if len({m.key for m in parsed[0].members}) < len(parsed[0].members):
         return None                                # a name twice: markers that skip past the class's end
+    if any(kept[m.start] < i < kept[m.end] for m in parsed[0].members for i in inner):
+        return None                                # a marker inside a member: it is not shown whole
     for m in parsed[0].members:                    # shown before any marker: a new member goes first
         m.first = not any(i < kept[m.comment_start] for i in inner)
     try:

@@ -7,7 +7,9 @@ merge; anchors calls these when a fragment's first line fits several places).
   end from the one place where the file has its first lines with text (the snippet ends the file:
   what it omits there is gone).
 * likest_block: a lone line (a method header that several classes have) followed by a deeper
-  marker goes to the place whose block holds the next fragment's lines most alike.
+  marker goes to the place whose block holds the next fragment's lines most alike (most of them as
+  they are, then in a row, then the fewest characters changed where the others fall); that
+  fragment then stays in the block (anchors.anchor's `lone`).
 """
 from __future__ import annotations
 
@@ -60,32 +62,39 @@ def likest_block(orig: list[str], cands: list, line: str, following: list[str], 
     """Of the places of a lone line followed by a deeper marker (indented `marker`) and a fragment
     that starts in its block (as deep as the marker), the one whose block (to the end of the block
     that holds it, or the next place) has the next fragment's lines most alike: most of them as they
-    are, then each one's best similarity summed; when one is likest.  Else all of them (and the
-    first is taken, as before)."""
+    are, then the most of them in a row, then the fewest characters changed to turn the block's
+    lines into the others where they fall in order (each from the likest line there, summed); when
+    one is likest.  Else all of them (and the first is taken, as before)."""
     want = [l.strip() for l in following if l.strip()]
     if not want or _indent(next(l for l in following if l.strip())) < marker:
         return cands                  # (the next fragment leaves the block: `)` after a decorator's marker)
     heads = sorted(c[1] for c in cands)
 
-    def fit(a: int) -> tuple[int, float] | None:
+    def fit(a: int) -> tuple[int, int, int] | None:
         stop = min([block_end(orig, a, _indent(line))] + [h for h in heads if h > a])
-        block = {l.strip() for l in orig[a + 1:stop] if l.strip()}
+        seq = [l.strip() for l in orig[a + 1:stop] if l.strip()]
+        block = set(seq)
         if len(block) * len(want) > LIKEST_WORK:
             return None
-        exact, total = 0, 0.0
-        for w in want:
-            if w in block:
-                exact += 1
-                continue
-            sm, best = difflib.SequenceMatcher(None, "", w, autojunk=False), 0.0
-            for t in block:
-                sm.set_seq1(t)
-                if sm.real_quick_ratio() > best and sm.quick_ratio() > best:
-                    best = max(best, sm.ratio())
-            total += best
-        return exact, total
+        sm = difflib.SequenceMatcher(None, seq, want, autojunk=False)
+        run, total = sm.find_longest_match().size, 0
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():      # a new line against the block's lines where
+            for w in want[j1:j2] if tag != "equal" else ():   # it falls in order, the likest of them
+                total -= _fewest_changes(seq[i1:i2], w)
+        return sum(1 for w in want if w in block), run, total
     fits = [fit(c[1]) for c in cands]
     if None in fits:
         return cands
     best = max(fits)
     return [cands[fits.index(best)]] if fits.count(best) == 1 else cands
+
+
+def _fewest_changes(lines: list[str], w: str) -> int:
+    """The fewest characters to delete and insert to turn one of `lines` into w (at most len(w)):
+    a line whose length alone needs as many is not compared."""
+    sm, best = difflib.SequenceMatcher(None, "", w, autojunk=False), len(w)
+    for t in lines:
+        if abs(len(t) - len(w)) < best:
+            sm.set_seq1(t)
+            best = min(best, len(t) + len(w) - 2 * sum(m.size for m in sm.get_matching_blocks()))
+    return best

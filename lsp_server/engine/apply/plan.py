@@ -18,6 +18,13 @@ from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, R
 __all__ = ["Frag", "split", "plan"]
 
 
+def _after_header(frags: list[Frag], i: int) -> bool:
+    """The fragment before fragment i is one line and the marker between them is deeper (a header,
+    its block elided down to this fragment: anchors.anchor's `lone`)."""
+    return i > 0 and len(frags[i - 1].lines) == 1 and frags[i].marker_before is not None and \
+        frags[i].marker_before > _indent(frags[i - 1].lines[0])
+
+
 def _first_line(lines: list[str]) -> str:
     for l in lines:
         if l.strip():
@@ -103,7 +110,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             pos = max([pos] + [e for _, e, _ in fe])
             continue
         args = dict(pos=pos, marker_before=f.marker_before if i > 0 else None, marker_after=f.marker_after,
-                    name=f"fragment `{_first_line(f.lines)}`",
+                    name=f"fragment `{_first_line(f.lines)}`", lone=_after_header(frags, i),
                     avoid=[r for j in range(i + 1, len(frags)) for r in claims.get(j, ())],
                     tails=[] if drops else None)
         try:

@@ -96,15 +96,26 @@ def definition_end(orig: list[str], h: int) -> int:
 def innermost(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> list:
     """Those of several items (heads or candidates) in the innermost block around an indented marker
     (right after the previous fragment) that has any; all of them otherwise."""
-    if len(items) > 1 and marker_before:
-        for level in range(marker_before, 0, -1):
-            end = block_end(orig, pos - 1, level)
-            while end < len(orig) and orig[end].lstrip()[:1] in (")", "]") and orig[end].rstrip().endswith(("{", ":")):
-                end = block_end(orig, end, level)   # (a signature's closing line: its body is the block too)
-            inside = [x for x in items if head(x) <= end]
-            if inside:
-                return inside
-    return items
+    return inner_level(orig, items, pos, marker_before, head)[1] if len(items) > 1 else items
+
+
+def inner_level(orig: list[str], items: list, pos: int, marker_before: int | None, head) -> tuple[int, list]:
+    """(the indentation of that innermost block, 0 when none has any; those in it, else all)."""
+    for level in range(marker_before or 0, 0, -1):
+        end = block_end(orig, pos - 1, level)
+        while end < len(orig) and orig[end].lstrip()[:1] in (")", "]") and orig[end].rstrip().endswith(("{", ":")):
+            end = block_end(orig, end, level)   # (a signature's closing line: its body is the block too)
+        inside = [x for x in items if head(x) <= end]
+        if inside:
+            return level, inside
+    return 0, items
+
+
+def leave_block(orig: list[str], heads: list[int], cands: list, pos: int, marker_before: int) -> bool:
+    """A fragment's candidates all end outside the innermost block around the indented marker before
+    it that has any of its first line's places (heads): it ends that block (anchors.anchor)."""
+    return inner_level(orig, heads, pos, marker_before, lambda a: a)[0] > \
+        inner_level(orig, cands, pos, marker_before, lambda c: c[2])[0]
 
 
 def ends_as(orig: list[str], a: int, b: int, shown: list[str]) -> bool:
