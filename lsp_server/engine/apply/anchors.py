@@ -336,12 +336,16 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
 
 def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]]):
     """The candidate from the file's first line to its last non-blank one, if any, when that line
-    (with a word in it) is also the fragment's last: a snippet with no marker that ends as the file
-    does is the whole new file."""
+    (with a word in it; else the last FRAME lines with text, a word among them) is also the
+    fragment's last: a snippet with no marker that ends as the file does is the whole new file."""
     last = last_text(orig)
     end = next((l for l in reversed(lines) if l.strip()), "")
-    if last < 0 or not same(orig[last], end) or not _worth(end.strip()):
+    if last < 0 or not same(orig[last], end):
         return None
+    if not _worth(end.strip()):       # (`}`: the file's closing lines, as many as a frame)
+        tail = [l.strip() for l in reversed(lines) if l.strip()][:FRAME]
+        if [l.strip() for l in reversed(orig) if l.strip()][:FRAME] != tail or not any(map(_worth, tail)):
+            return None
     return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
 
 
