@@ -91,6 +91,18 @@ def remote_stats(base: str) -> dict[str, Any]:
         return json.loads(r.read())
 
 
+async def remote_working(base: str, before: int) -> None:
+    """Until the remote server has taken a request after the `before`th and is answering it: a fixed
+    wait raced the denoising, which takes under half a second on a CPU with AVX-512."""
+    deadline = time.monotonic() + 10
+    while True:
+        await asyncio.sleep(0.01)
+        st = remote_stats(base)
+        if st["requests"] > before and st["pending"] >= 1:
+            return
+        assert time.monotonic() < deadline, "the request never reached the remote server"
+
+
 def stop_http(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.terminate()
@@ -174,10 +186,10 @@ async def test_cancel_and_a_newer_keystroke_close_the_connection(remote: str):
     s = await session({**SAME, "backend": backend(remote), "effort": "max"})   # ~2 s of denoising remotely
     try:
         open_doc(s.client, "file:///cancel.py", DOC)
-        before = remote_stats(remote)["cancelled"]
+        before, sent = remote_stats(remote)["cancelled"], remote_stats(remote)["requests"]
         fut = asyncio.wrap_future(s.client.protocol.send_request(
             types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params("file:///cancel.py", POSITIONS[0]), msg_id="c1"))
-        await asyncio.sleep(0.5)
+        await remote_working(remote, sent)
         t0 = time.monotonic()
         s.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="c1"))
         with pytest.raises(JsonRpcException) as err:
@@ -188,8 +200,9 @@ async def test_cancel_and_a_newer_keystroke_close_the_connection(remote: str):
             await asyncio.sleep(0.05)
         assert remote_stats(remote)["cancelled"] == before + 1
         # a keystroke while a request runs: the request answers empty, its connection closed
+        sent = remote_stats(remote)["requests"]
         fut = asyncio.ensure_future(inline(s.client, "file:///cancel.py", POSITIONS[0]))
-        await asyncio.sleep(0.5)
+        await remote_working(remote, sent)
         insert(s.client, "file:///cancel.py", 2, POSITIONS[0], "w")
         result = await asyncio.wait_for(fut, 5)
         assert not result.items

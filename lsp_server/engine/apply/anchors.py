@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from contextvars import ContextVar
+from itertools import islice
 
 from redraft.engine.apply.alike import alike, replaced
 from redraft.engine.apply.definitions import _indent
@@ -334,6 +335,11 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple
     return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
 
 
+def _last_texts(lines: list[str]) -> list[str]:
+    """The last FRAME lines with text, stripped, last first."""
+    return list(islice((l.strip() for l in reversed(lines) if l.strip()), FRAME))
+
+
 def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]]):
     """The candidate from the file's first line to its last non-blank one, if any, when that line
     (with a word in it; else the last FRAME lines with text, a word among them) is also the
@@ -343,8 +349,8 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
     if last < 0 or not same(orig[last], end):
         return None
     if not _worth(end.strip()):       # (`}`: the file's closing lines, as many as a frame)
-        tail = [l.strip() for l in reversed(lines) if l.strip()][:FRAME]
-        if [l.strip() for l in reversed(orig) if l.strip()][:FRAME] != tail or not any(map(_worth, tail)):
+        tail = _last_texts(lines)
+        if _last_texts(orig) != tail or not any(map(_worth, tail)):
             return None
     return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
 
