@@ -1,8 +1,9 @@
 """How alike two lines are, character by character (difflib's ratio), for the merge's rules on
-rewritten lines; how many of a region's dropped lines a fragment's new lines replace (replaced).  The ratio is quadratic in a line's length: a minified bundle's 44,000-character
-line took three minutes per merge (fresh2's @tanstack production builds).  Lines longer than LONG
-are compared by their first and last HALF characters, where a changed minified line still agrees
-with its old self; the cheap upper bounds come first."""
+rewritten lines; how many of a region's dropped lines a fragment's new lines replace (replaced).
+The ratio is quadratic in a line's length: a minified bundle's 44,000-character line took three
+minutes per merge (fresh2's @tanstack production builds).  Lines longer than LONG are compared by
+their first and last HALF characters, where a changed minified line still agrees with its old
+self; the cheap upper bounds come first."""
 from __future__ import annotations
 
 import difflib
