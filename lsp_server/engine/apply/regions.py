@@ -189,6 +189,24 @@ def old_tail(orig: list[str], lines: list[str], a: int, b: int, marker_after: in
     return None
 
 
+def after_exit(orig: list[str], lines: list[str], a: int) -> bool:
+    """The fragment's first line, a closing one, at line `a` ends a statement that leaves the block
+    (`return (`, `throw new Error(`), and the fragment has a line with words at its depth after it,
+    in the same block: that line could never run there."""
+    depth, mine = _indent(orig[a]), _indent(lines[0])
+    nxt = next((l for l in lines[1:] if l.strip() and (_indent(l) < mine or _WORD.search(l) and
+                                                        _indent(l) == mine)), None)
+    if lines[0].strip()[:1] not in ")]}" or nxt is None or _indent(nxt) < mine:
+        return False                  # (no such line before the fragment leaves the block)
+    for j in range(a - 1, -1, -1):    # the statement's first line: at its depth, not a closing one
+        t = orig[j].strip()
+        if t and _indent(orig[j]) < depth:
+            return False
+        if t and _indent(orig[j]) == depth and t[0] not in ")]}":
+            return _EXIT.match(t) is not None
+    return False
+
+
 def chance_tail(orig: list[str], lines: list[str], frame: int) -> bool:
     """The fragment's last `frame` lines (anchors.FRAME) hold one line with words, inside a
     definition the fragment brings and the file does not have: where the file has them too, that is
