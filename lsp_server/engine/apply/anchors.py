@@ -34,11 +34,12 @@ from itertools import islice
 
 from redraft.engine.apply.alike import alike, replaced
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_WORD, after_exit, arrow_name, block_end, chance_tail, closer_opener, closing_head,
-                                          collapsed, defined_name, definition_end, definition_name, doubled_edge,
-                                          doubled_run, ends_as, ends_block, header_name, in_new_definition,
-                                          innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
-                                          redefined, repeated_head, replaces, runs_in, same, unbound, used_dropped)
+from redraft.engine.apply.regions import (_WORD, after_exit, arrow_name, block_end, chance_tail, closer_opener,
+                                          closing_head, collapsed, defined_name, definition_end, definition_name,
+                                          doubled_edge, doubled_run, ends_as, ends_block, header_name,
+                                          in_new_definition, innermost, leads_to, leave_block, matching_blocks,
+                                          old_tail, opener, redefined, repeated_head, replaces, runs_in, same,
+                                          unbound, used_dropped)
 from redraft.engine.apply.places import led_here, likest_block, opens_file
 from redraft.engine.apply.usage import shows
 
