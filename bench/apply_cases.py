@@ -160,6 +160,20 @@ SOURCES = [
     ("fresh10", "npm", "objection", "3.0.1", "3.0.4"),
     ("fresh10", "pypi", "mashumaro", "3.10", "3.12"),
     ("fresh10", "pypi", "marko", "2.0.1", "2.1.0"),
+    # session 44: a twelfth held-out split (fresh10 had been run five times, its failures never
+    # opened), from packages no session had opened and the corpus does not hold (this machine's and
+    # the .venv's site-packages, model/sources' npm and Debian lists); checked with the oracle, run once
+    ("fresh11", "pypi", "humanize", "4.8.0", "4.9.0"),
+    ("fresh11", "pypi", "cachetools", "5.3.0", "5.3.3"),
+    ("fresh11", "pypi", "tenacity", "8.2.2", "8.2.3"),
+    ("fresh11", "pypi", "cramjam", "2.7.0", "2.8.0"),
+    ("fresh11", "pypi", "blake3", "0.4.1", "1.0.0"),
+    ("fresh11", "npm", "superjson", "2.0.0", "2.2.1"),
+    ("fresh11", "npm", "ts-pattern", "5.0.0", "5.0.8"),
+    ("fresh11", "npm", "neverthrow", "6.0.0", "6.1.0"),
+    ("fresh11", "pypi", "sqlglot", "20.0.0", "20.1.0"),
+    ("fresh11", "pypi", "textual", "0.40.0", "0.41.0"),
+    ("fresh11", "npm", "fp-ts", "2.16.0", "2.16.2"),
 ]
 EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
               ".ts": "typescript", ".rs": "rust", ".go": "go"}
