@@ -43,8 +43,8 @@ def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
         else:
             n += 1
             del new[k]
-    words = Counter(_WORDS.findall("\n".join(new)))      # lines recast (a call's arguments made an
-    for t in rest:                                        # f-string): their words in the new lines
+    words = Counter(_WORDS.findall("\n".join(new))) if rest else Counter()   # lines recast (a call's
+    for t in rest:                                        # arguments made an f-string): their words in the new lines
         have = Counter(_WORDS.findall(t))
         if sum((have & words).values()) >= RECAST * sum(have.values()):
             n += RECAST_WEIGHT

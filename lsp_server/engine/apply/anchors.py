@@ -34,12 +34,12 @@ from itertools import islice
 
 from redraft.engine.apply.alike import alike, replaced
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_WORD, after_exit, arrow_name, block_end, chance_tail, closer_opener,
-                                          closing_head, collapsed, defined_name, definition_end, definition_name,
-                                          doubled_edge, doubled_run, ends_as, ends_block, header_name,
-                                          in_new_definition, innermost, leads_to, leave_block, matching_blocks,
-                                          old_tail, opener, redefined, repeated_head, replaces, runs_in, same,
-                                          unbound, used_dropped)
+from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_tail, closer_opener, closing_head,
+                                          collapsed, defined_name, definition_end, definition_name, doubled_edge,
+                                          doubled_run, ends_as, ends_block, header_name, in_new_definition,
+                                          innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
+                                          reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
+                                          used_dropped)
 from redraft.engine.apply.places import led_here, likest_block, opens_file
 from redraft.engine.apply.usage import shows
 
@@ -439,7 +439,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if avoid:                         # lines a later fragment replaces by name are not this one's
         cands = [c for c in cands if all(c[2] < s or c[1] >= e for s, e in avoid)] or cands
     if len(cands) > 1:                # (new lines after an old `return (...)`: not there)
-        cands = [c for c in cands if not after_exit(orig, lines, c[1])] or cands
+        cands = reachable(orig, lines, cands)
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
         cands = innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
     every = cands

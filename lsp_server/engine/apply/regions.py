@@ -189,16 +189,24 @@ def old_tail(orig: list[str], lines: list[str], a: int, b: int, marker_after: in
     return None
 
 
-def after_exit(orig: list[str], lines: list[str], a: int) -> bool:
-    """The fragment's first line, a closing one, at line `a` ends a statement that leaves the block
-    (`return (`, `throw new Error(`), and the fragment has a line with words at its depth after it,
-    in the same block: that line could never run there."""
-    depth, mine = _indent(orig[a]), _indent(lines[0])
+def reachable(orig: list[str], lines: list[str], cands: list) -> list:
+    """Of several candidates (score, head, tail) for a fragment whose first line is a closing one
+    and that has a line with words at that line's depth after it, in the same block: those whose
+    head does not end a statement that leaves the block (`return (`, `throw new Error(`), where that
+    line could never run; all of them when none is left or the fragment is not so."""
+    mine = _indent(lines[0])
     nxt = next((l for l in lines[1:] if l.strip() and (_indent(l) < mine or _WORD.search(l) and
                                                         _indent(l) == mine)), None)
     if lines[0].strip()[:1] not in ")]}" or nxt is None or _indent(nxt) < mine:
-        return False                  # (no such line before the fragment leaves the block)
-    for j in range(a - 1, -1, -1):    # the statement's first line: at its depth, not a closing one
+        return cands                  # (no such line before the fragment leaves the block)
+    return [c for c in cands if not _ends_exit(orig, c[1])] or cands
+
+
+def _ends_exit(orig: list[str], a: int) -> bool:
+    """Line `a`, a closing one, ends a statement whose first line (at its depth, not a closing one)
+    is a `return`, `raise` or `throw`."""
+    depth = _indent(orig[a])
+    for j in range(a - 1, -1, -1):
         t = orig[j].strip()
         if t and _indent(orig[j]) < depth:
             return False
