@@ -14,7 +14,8 @@ shapes, each a (file, lazy snippet, truth) triple:
   deletion (the merge never deletes by omission).  Nor can a snippet show a deletion next to a
   marker: a hunk whose context next to a deletion also fits inside the deleted lines (they end
   alike) gets the context that tells the places apart (session 34).  A combination whose truth parses
-  worse than both releases is left out (session 42).
+  worse than both releases is left out (session 42), as is one that takes half of a move: its truth
+  repeats a run of lines more often than either release does (session 45).
 * ``new``: a definition that is new in NEW, shown after the unchanged definition that precedes it,
   between two markers; truth: the old file with the new definition inserted there.
 
@@ -418,10 +419,11 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     raw.extend(_new_def_cases(language, lang, old, new, _leaf_defs(lang, old, leaves=False)))
     out = []
     errors: dict[str, int] = {}
+    runs: dict[str, tuple] = {}
     for i, (shape, snip, truth, kept) in enumerate(raw):
         if truth == old:
             continue
-        if shape == "multi" and _broken(lang, truth, old, new, errors):
+        if shape == "multi" and (_broken(lang, truth, old, new, errors) or _half_move(truth, old, new, runs)):
             continue
         out.append(Case(f"{project}:{path}:{shape}:{i}", set_name, language, shape, path, _text(old),
                         _text(snip), _text(truth), kept))
@@ -436,6 +438,30 @@ def _broken(lang, truth: list[str], old: list[str], new: list[str], errors: dict
         if name not in errors:
             errors[name] = _error_count(lang, _text(lines))
     return _error_count(lang, _text(truth)) > max(errors.values())
+
+
+RUN = 8
+
+
+def _runs(lines: list[str]) -> dict[tuple[str, ...], int]:
+    """How often each run of RUN lines occurs, for runs with words on at least half of their lines."""
+    out: dict[tuple[str, ...], int] = {}
+    for i in range(len(lines) - RUN + 1):
+        run = tuple(lines[i:i + RUN])
+        if sum(any(ch.isalnum() for ch in l) for l in run) * 2 >= RUN:
+            out[run] = out.get(run, 0) + 1
+    return out
+
+
+def _half_move(truth: list[str], old: list[str], new: list[str], seen: dict) -> bool:
+    """Session 45: a release that moves code (a bundle's modules reordered) shows as lines inserted in
+    one hunk and deleted in another; a combination that takes the insertion without the deletion has
+    the moved code twice, which neither release has and no one asks for (redux-toolkit's bundle:
+    517 lines twice).  Such a truth repeats some run of lines more often than either release."""
+    if "runs" not in seen:
+        seen["runs"] = (_runs(old), _runs(new))
+    a, b = seen["runs"]
+    return any(k > 1 and k > max(a.get(run, 0), b.get(run, 0)) for run, k in _runs(truth).items())
 
 
 OMISSION = Path(__file__).resolve().parent.parent / "tests" / "apply_fixtures" / "omission"

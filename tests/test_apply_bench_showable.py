@@ -81,3 +81,26 @@ def test_a_new_definition_case_brings_only_the_new_definition():
     cases = list(apply_omission.new_def_cases("typescript", apply_omission.language_for("typescript"), old, new))
     assert [shape for shape, _, _ in cases] == ["new-after"]
     assert all(truth.count(consts[0]) == 1 for _, _, truth in cases)
+
+
+def _module(name: str) -> list[str]:
+    return [f"// src/{name}.ts", f"function {name}Handler(api) {{", "  const state = api.getState();",
+            f"  api.dispatch({{ type: '{name}' }});", "  return state.value;", "}", f"var {name}Timeout = 1e3;",
+            f"export {{ {name}Handler }};", ""]
+
+
+def test_a_combination_that_takes_half_of_a_move_is_left_out():
+    """The new release moves a module from the top of a bundle to its end (redux-toolkit's bundles):
+    the diff inserts it at the end and deletes it at the top, in hunks that fall in different cases.
+    The case with the insertion alone would have the module twice, which neither release has; it is
+    left out, and the case with the deletion alone, which has the module once, is kept."""
+    filler = [f"const value{i} = compute({i});" for i in range(60)]
+    old = ["'use strict';", ""] + _module("cache") + filler + ["export default {};"]
+    new = ["'use strict';", ""] + [l.replace("compute(", "computeAgain(") if i % 15 == 7 else l
+                                   for i, l in enumerate(filler)] + _module("cache") + ["export default {};"]
+    cases = apply_cases.file_cases("dev", "demo", "src/bundle.js", _text(old), _text(new))
+    truths = [c.truth.splitlines() for c in cases if c.shape == "multi"]
+    assert len(list(apply_cases._multi_cases("javascript", old, new))) == 2
+    assert len(truths) == 1 and truths[0].count("// src/cache.ts") == 0
+    assert apply_cases._half_move(old + _module("cache"), old, new, {})
+    assert not apply_cases._half_move(new, old, new, {})
