@@ -136,13 +136,16 @@ def _merge(original: str, snippet: str, language: str,
     whole = delete_unmarked and len(frags) == 1 and not any(is_marker(l) for l in snip)
     planning = (lang, orig, frags, view, weak, idle, opens, whole, delete_unmarked)
     try:
-        edits, refused = class_edits(lang, orig, snip) or _plan(*planning), None
+        edits, refused = _whole_new_file(orig, frags[0].lines) if whole else None, None
+        edits = edits or class_edits(lang, orig, snip) or _plan(*planning)
     except MergeRefused as e:
         edits, refused = _second_reading(planning, snip, e), e
     if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
     edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
-                         view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines)
+                         view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines,
+                         delete_unmarked and frags[0].marker_before is None,
+                         delete_unmarked and frags[-1].marker_after is None)
     out, written = _apply(orig, edits)
     if refused is not None and _still_used(orig, out, edits, "\n".join(snip)):
         raise refused
@@ -190,10 +193,25 @@ def _second_reading(planning: tuple, snip: list[str], refused: MergeRefused) -> 
         UNUSED.reset(token)
 
 
-def _like_whole_file(orig: list[str], lines: list[str]) -> bool:
-    """The snippet has at least as many lines with text as the file, and WHOLE_LIKE of their words
-    (counted, in no order: linear in the text) are alike."""
-    if not 0 < sum(1 for l in orig if l.strip()) <= sum(1 for l in lines if l.strip()):
+def _whole_new_file(orig: list[str], lines: list[str]) -> list | None:
+    """The snippet, without a marker, as the whole new file: it starts and ends with the file's first
+    and last lines with text (each with a word, once in the file) and its words are like the file's,
+    however many lines it has (_like_whole_file).
+    Its lines are then all of the file, however they parse (`mod json;` gone from a list of `mod`
+    declarations read as definitions, the file's other ones kept)."""
+    old, new = [l for l in orig if l.strip()], [l for l in lines if l.strip()]
+    ends = old and new and all(_same(a, b) and _TOKEN.search(a) and sum(_same(o, a) for o in old) == 1
+                               for a, b in ((old[0], new[0]), (old[-1], new[-1])))
+    if not ends or not _like_whole_file(orig, lines, shorter=True):
+        return None
+    return [(0, len(orig), Replacement(list(lines), WHOLE_WHY))]
+
+
+def _like_whole_file(orig: list[str], lines: list[str], shorter: bool = False) -> bool:
+    """The snippet has at least as many lines with text as the file (unless `shorter`), and
+    WHOLE_LIKE of their words (counted, in no order: linear in the text) are alike."""
+    n = sum(1 for l in orig if l.strip())
+    if not n or not shorter and n > sum(1 for l in lines if l.strip()):
         return False
     old, new = (Counter(_TOKEN.findall("\n".join(t))) for t in (orig, lines))
     return 2 * sum((old & new).values()) >= WHOLE_LIKE * (sum(old.values()) + sum(new.values()))

@@ -16,6 +16,9 @@ from redraft.engine.apply.usage import shows
 __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
 
+_WORD = re.compile(r"\w")
+_IMPORT = re.compile(r"""(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|extern\s+crate\b|"""
+                     r"""export\s.*\bfrom\s*['"])""")
 FIRST_WHY = "no marker before the snippet's first line"
 INSIDE_WHY = "not shown between two lines of the snippet"
 
@@ -39,15 +42,51 @@ def _shown_after(orig: list[str], e: int, final: list[str], tail: str, last: int
     return None if t is None else (t + 1, final[q + 1:])
 
 
-def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = ()):
+def _import_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether it is part of an import statement (one that spans lines too)."""
+    out, depth, inside = [], 0, False
+    for line in lines:
+        if depth == 0:
+            inside = bool(_IMPORT.match(line))
+        out.append(inside)
+        depth = max(0, depth + sum(line.count(c) for c in "({[") - sum(line.count(c) for c in ")}]"))
+    return out
+
+
+def _reshown(lines: list[str], edits, orig: list[str], imports: bool) -> bool:
+    """Every line with text in `lines` (a word among them) is brought again by the edits, beyond the
+    lines they replace (the snippet moved it: imports sorted at the top), or, when `imports` (the
+    snippet's first line is an import), is part of an import statement (the snippet rewrote it)."""
+    surplus = Counter(l.strip() for _, _, new in edits for l in new) - \
+        Counter(l.strip() for s, e, _ in edits for l in orig[s:e])
+    word = False
+    for line, imported in zip(lines, _import_lines(lines) if imports else [False] * len(lines)):
+        t = line.strip()
+        word = word or bool(_WORD.search(t))
+        if t and surplus[t] > 0:
+            surplus[t] -= 1
+        elif t and not imported:
+            return False
+    return word
+
+
+def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = (),
+          open_start: bool = False, open_end: bool = False):
     """The edits, the first one reaching back to the file's first line (at_start) and the last one
     on to its last non-blank line (at_end); and those edge ranges [start, end) that are deleted.
     `first` / `final`: the first and the last fragment's lines (a fragment of definitions may show
-    lines of the file before its first definition or after its last: those stay)."""
+    lines of the file before its first definition or after its last: those stay).  `open_start`
+    (`open_end`): no marker before the snippet's first line (after its last), a local edit all the
+    same, unless the edits bring again every line the file has before (after) them, but
+    for imports when the snippet's first line is one (it starts at the file's imports: _reshown)."""
     edits = sorted(edits, key=lambda e: (e[0], e[1]))
     edge: list[tuple[int, int, str]] = []
     if not edits:
         return [x for x in edits if x[0] < x[1] or x[2]], edge
+    at_start = at_start or open_start and 0 < edits[0][0] and \
+        _reshown(orig[:edits[0][0]], edits, orig, bool(first) and bool(_IMPORT.match(first[0])))
+    at_end = at_end or open_end and edits[-1][1] <= last_text(orig) and \
+        _reshown(orig[edits[-1][1]:last_text(orig) + 1], edits, orig, False)
     if at_start and edits[0][0] > 0 and first and edits[0][2] and not _same(edits[0][2][0], first[0]):
         got = _shown_before(orig, edits[0][0], list(first), edits[0][2][0])
         if got is not None:
