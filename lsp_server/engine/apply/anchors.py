@@ -40,7 +40,7 @@ from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_t
                                           innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
                                           reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
                                           used_dropped)
-from redraft.engine.apply.places import led_here, likest_block, opens_file
+from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -473,9 +473,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         taking = [c for c in every if all(c[1] <= j <= c[2] for j in taking)]
         cands = _best(orig, lines, taking, name, pos) if taking else cands
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
-        # one anchor shared, the other tied: the longer region, whose extra lines are as much kept
-        # as dropped, takes in code the fragment rewrites (moved blocks) instead of doubling it
-        cands = [max(cands, key=lambda c: c[2] - c[1])]
+        cands = [longest_taking(orig, lines, cands)]   # one anchor shared, the other tied
         want = [l.strip() for l in lines]
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)

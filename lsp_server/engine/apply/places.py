@@ -10,15 +10,22 @@ merge; anchors calls these when a fragment's first line fits several places).
   marker goes to the place whose block holds the next fragment's lines most alike (most of them as
   they are, then in a row, then the fewest characters changed where the others fall); that
   fragment then stays in the block (anchors.anchor's `lone`).
+* longest_taking: of regions tied that share one anchor, the longest whose extra lines the fragment
+  brings again (rewritten or moved), else the shortest.
 """
 from __future__ import annotations
 
 import difflib
+import re
+from collections import Counter
 
+from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import _WORD, block_end, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
+_SPACE = re.compile(r"\s+")
+TAKEN = 0.7                       # an extra line this alike to a fragment's line is rewritten by it
 
 
 def opens_file(orig: list[str], lines: list[str], frame: int) -> bool:
@@ -98,3 +105,29 @@ def _fewest_changes(lines: list[str], w: str) -> int:
             sm.set_seq1(t)
             best = min(best, len(t) + len(w) - 2 * sum(m.size for m in sm.get_matching_blocks()))
     return best
+
+
+def longest_taking(orig: list[str], lines: list[str], cands: list) -> tuple:
+    """Of candidate regions (_, head, tail) tied that share one anchor, the longest whose lines with
+    words beyond the shortest's are more than half in the fragment (as they are, white space aside,
+    or alike: TAKEN), among the fragment's lines that the shortest does not have: it takes in code
+    the fragment rewrites or moved instead of doubling it.  Else the shortest: the longer ones would
+    delete lines that the fragment does not bring again, under the marker that stands for them
+    (redux-toolkit's cacheCollection.ts: an `if` block after the rewritten one; it used to be the
+    longest always)."""
+    ordered = sorted(cands, key=lambda c: c[2] - c[1])
+    short = ordered[0]
+    left = Counter(_SPACE.sub("", l) for l in lines if _WORD.search(l))
+    left.subtract(_SPACE.sub("", l) for l in orig[short[1]:short[2] + 1])
+    for c in reversed(ordered[1:]):
+        extra = [_SPACE.sub("", l) for l in orig[c[1]:short[1]] + orig[short[2] + 1:c[2] + 1] if _WORD.search(l)]
+        rest, taken = +left, 0
+        for t in extra:
+            if rest[t] > 0:
+                rest[t] -= 1
+                taken += 1
+            elif any(alike(t, w, TAKEN) for w in rest if rest[w] > 0):
+                taken += 1
+        if 2 * taken > len(extra):
+            return c
+    return short

@@ -171,7 +171,8 @@ def orphaned_locals(lang, orig: list[str], out: list[str], defs: list[Def], lo: 
     m, before = now[0], memo["before"]
     inside = sorted({w for w, rows in before.items() if any(lo <= r < hi for r in rows)})
     for w in inside:
-        decl = re.compile(rf"(?:\b(?:const|let|var|mut)\s+{re.escape(w)}\b|(?<![\w$.]){re.escape(w)}\s*(?::=|=(?![=>])))")
+        e = re.escape(w)
+        decl = re.compile(rf"(?:\b(?:const|let|var|mut)\s+{e}\b|(?<![\w$.]){e}\s*(?::=|=(?![=>])))")
         if not any(d.start <= r <= d.end and not lo <= r < hi and decl.search(orig[r]) for r in before[w]):
             continue
         kept = sum(1 for r in before[w] if lo <= r < hi)
