@@ -17,7 +17,9 @@ scored against its truth:
 * exact: the merged file equals the truth, byte for byte;
 * refused: the merge refused (a one-line reason, nothing written);
 * wrong: a merged file that is not the truth;
-* lost lines: original lines outside the edited regions missing from the result (0 over every case);
+* lost lines: lines of the original that the truth keeps (difflib's equal runs between the two) and
+  the result lacks, counted with repeats (0 over every case); before session 45 only the lines
+  outside the edited regions were counted, so a line a marker inside a region stands for was not;
 * marker leaks: marker lines in the result that the truth does not have (0 over every case);
 * time: wall time of the merge in this process (with --via cli: of the whole `redraft apply`
   process, start-up included); p50 over files of up to 1,500 lines, and characters per second
@@ -31,6 +33,7 @@ before of a before/after; a benchmark run inside the worktree would import this 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import statistics
@@ -51,7 +54,14 @@ from redraft.engine.apply import is_marker, merge  # noqa: E402
 SMALL = 1500
 
 
-def _lost(kept: list[str], result: str) -> int:
+def _lost(case, result: str) -> int:
+    """Lines the truth keeps from the original (difflib's equal runs, inside the edited regions too:
+    a line a marker stands for) that the result lacks."""
+    if result == case.truth:
+        return 0
+    old, truth = case.original.split("\n"), case.truth.split("\n")
+    sm = difflib.SequenceMatcher(None, old, truth, autojunk=False)
+    kept = [l for tag, i1, i2, _, _ in sm.get_opcodes() if tag == "equal" for l in old[i1:i2]]
     return sum((Counter(kept) - Counter(result.split("\n"))).values())
 
 
@@ -101,7 +111,7 @@ def run(cases, via: str, merge=merge):
         status = "refused" if not ok else ("exact" if text == c.truth else "wrong")
         rows.append({"id": c.id, "set": c.set, "language": c.language, "shape": c.shape, "lines": c.lines,
                      "status": status, "reason": reason, "seconds": dt, "chars": len(c.truth),
-                     "lost": _lost(c.kept, text) if ok else 0, "leaks": _leaks(c.truth, text) if ok else 0})
+                     "lost": _lost(c, text) if ok else 0, "leaks": _leaks(c.truth, text) if ok else 0})
     return rows
 
 
