@@ -74,14 +74,14 @@ LANGS = {
 
     // ... existing code ...
 '''),
-    "typescript": ('''export const buildHandler = ({ api, context }) => {
+    "typescript": ('''export const buildHandler = ({ api, context }: HandlerArgs): Handler => {
   const { removeQueryResult, unsubscribeQueryResult } = api.internalActions
 
   const handler = (
-    action,
-    mwApi,
-    internalState
-  ) => {
+    action: Action,
+    mwApi: MiddlewareApi,
+    internalState: State
+  ): void => {
     if (unsubscribeQueryResult.match(action)) {
       const state = mwApi.getState()
       const { queryCacheKey } = action.payload
@@ -107,16 +107,16 @@ LANGS = {
 
   return handler
 }
-''', '''export const buildHandler = ({ api, context }) => {
+''', '''export const buildHandler = ({ api, context }: HandlerArgs): Handler => {
   // ... existing code ...
   const handler = (
-    action,
-    mwApi,
-    internalState,
-  ) => {
+    action: Action,
+    mwApi: MiddlewareApi,
+    internalState: State,
+  ): void => {
     if (canTriggerUnsubscribe(action)) {
       const state = mwApi.getState()
-      const queryCacheKeys = keysOf(action)
+      const queryCacheKeys: QueryCacheKey[] = keysOf(action)
 
       for (const queryCacheKey of queryCacheKeys) {
         handleUnsubscribe(
