@@ -9,14 +9,13 @@ from collections import Counter
 
 from redraft.engine.apply.anchors import LAST_WHY, last_text, same as _same
 from redraft.engine.apply.definitions import Def, collect_defs
-from redraft.engine.apply.regions import definition_name
+from redraft.engine.apply.regions import _WORD, definition_name
 from redraft.engine.apply.result import Deletion, MergeRefused
 from redraft.engine.apply.usage import shows
 
 __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
 
-_WORD = re.compile(r"\w")
 _IMPORT = re.compile(r"""(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|extern\s+crate\b|"""
                      r"""export\s.*\bfrom\s*['"])""")
 FIRST_WHY = "no marker before the snippet's first line"
