@@ -40,7 +40,7 @@ from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_t
                                           innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
                                           reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
                                           used_dropped)
-from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file
+from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file, weak_head_tie
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -175,16 +175,18 @@ def _kept(region: list[str], want: list[str]) -> set[int]:
     return kept
 
 
-def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = ()) -> tuple[float, int]:
+def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = (),
+               rewrites: bool = True) -> tuple[float, int]:
     """(score, non-blank lines the region would drop) counting only lines that agree in order.
     Unless the region drops a definition the fragment does not name: REPLACED for each dropped line
-    rewritten by a like new one (alike.replaced) and ONCE for each line of `once` the region takes in."""
+    rewritten by a like new one (alike.replaced; not without `rewrites`) and ONCE for each line of
+    `once` the region takes in."""
     region = [l.strip() for l in orig[a:b + 1]]
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
     score = worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b)
-    if _drops_unnamed(region, want, kept):
+    if not rewrites or _drops_unnamed(region, want, kept):
         return score, dropped
     return score + REPLACED * replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
 
@@ -477,6 +479,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         want = [l.strip() for l in lines]
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
+    def score(c, r=True):
+        return _agreement(orig, [l.strip() for l in lines], c[1], c[2], rewrites=r)
+    if len(cands) == 1 and (near := weak_head_tie(orig, lines, cands[0], every, marker_before, score)):
+        raise Ambiguous(f"{name}: its first line, without words, fits at line {near[1] + 1} (adding lines) and at "
+                        f"line {cands[0][1] + 1} (rewriting the lines between); show a line with words above it")
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:

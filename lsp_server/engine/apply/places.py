@@ -12,6 +12,8 @@ merge; anchors calls these when a fragment's first line fits several places).
   fragment then stays in the block (anchors.anchor's `lone`).
 * longest_taking: of regions tied that share one anchor, the longest whose extra lines the fragment
   brings again (rewritten or moved), else the shortest.
+* weak_head_tie: a fragment whose first line, after a marker, has no word, and whose best place
+  rewrites lines the marker may stand for while a nearer one adds to them: refused.
 """
 from __future__ import annotations
 
@@ -107,14 +109,14 @@ def _fewest_changes(lines: list[str], w: str) -> int:
     return best
 
 
-def longest_taking(orig: list[str], lines: list[str], cands: list) -> tuple:
+def longest_taking(orig: list[str], lines: list[str], cands: list, exact: bool = False) -> tuple:
     """Of candidate regions (_, head, tail) tied that share one anchor, the longest whose lines with
     words beyond the shortest's are more than half in the fragment (as they are, white space aside,
     or alike: TAKEN), among the fragment's lines that the shortest does not have: it takes in code
     the fragment rewrites or moved instead of doubling it.  Else the shortest: the longer ones would
     delete lines that the fragment does not bring again, under the marker that stands for them
     (redux-toolkit's cacheCollection.ts: an `if` block after the rewritten one; it used to be the
-    longest always)."""
+    longest always).  `exact`: lines alike do not count."""
     ordered = sorted(cands, key=lambda c: c[2] - c[1])
     short = ordered[0]
     left = Counter(_SPACE.sub("", l) for l in lines if _WORD.search(l))
@@ -126,8 +128,33 @@ def longest_taking(orig: list[str], lines: list[str], cands: list) -> tuple:
             if rest[t] > 0:
                 rest[t] -= 1
                 taken += 1
-            elif any(alike(t, w, TAKEN) for w in rest if rest[w] > 0):
+            elif not exact and any(alike(t, w, TAKEN) for w in rest if rest[w] > 0):
                 taken += 1
         if 2 * taken > len(extra):
             return c
     return short
+
+
+def weak_head_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker_before,
+                  score) -> tuple | None:
+    """For a fragment whose first line has no word and follows a marker: the nearer place of that
+    line (same tail as `best`, a later head) that drops nothing and scores as well as `best` without
+    the credit for lines rewritten by alike ones (`score(region, rewrites)`: (score, lines dropped)),
+    when `best` drops lines: the fragment then adds to the lines there as well as it rewrites them
+    (tantivy's schemabuilder.rs: `};`, then a new `let options = if fast {...}` block like the `let
+    options = if stored {...}` block before it, which the marker may stand for).  None if not so, or
+    if the fragment brings most of the lines between again as they are (longest_taking, exact), or
+    its first line with words is one the file has once, between the two places.
+    Taking the nearer place broke real rewrites as often as it fixed additions (session 45)."""
+    if marker_before is None or _WORD.search(lines[0]) or not any(_WORD.search(l) for l in lines):
+        return None
+    if not score(best)[1]:
+        return None
+    plain = score(best, False)[0]
+    near = next((c for c in sorted(every, key=lambda c: -c[1]) if c[2] == best[2] and c[1] > best[1] and
+                 not score(c)[1] and score(c, False)[0] >= plain), None)
+    if near is None or longest_taking(orig, lines, [best, near], exact=True) != near:
+        return None
+    first = next(l.strip() for l in lines if _WORD.search(l))        # shown once, between the two: the
+    held = [i for i, l in enumerate(orig) if l.strip() == first]     # nearer place would double it
+    return None if len(held) == 1 and best[1] <= held[0] < near[1] else near
