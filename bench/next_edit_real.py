@@ -1,5 +1,5 @@
 """Next-edit prediction on real edits (issue 24): the changes between two releases of packages
-nobody here wrote (bench/apply_cases.py's SOURCES), replayed as a user would make them.
+nobody here wrote (bench/apply_sources.py), replayed as a user would make them.
 
     .venv/bin/python bench/next_edit_real.py [--set dev|heldout|all] [--per-file 6] [--json out.json]
 

@@ -1,0 +1,142 @@
+"""The releases bench/apply_cases.py turns into apply cases: (set, registry, project, old release,
+new release).  "dev" is the development split; "heldout" and "fresh*" are held-out splits (see
+bench/RESULTS.md for when each was opened).  Every project here is listed in
+bench/apply_packages.txt, so training leaves it out (tests/test_corpus_exclusions.py)."""
+from __future__ import annotations
+
+# (set, registry, project, old release, new release)
+SOURCES = [
+    ("dev", "pypi", "click", "8.0.4", "8.1.7"),
+    ("dev", "npm", "rxjs", "7.5.0", "7.8.1"),
+    ("dev", "npm", "eslint", "8.40.0", "8.57.0"),
+    ("dev", "pypi", "pydantic-core", "2.6.3", "2.9.0"),
+    # session 32: more Python in the development split (the omission suite's development packages)
+    ("dev", "pypi", "attrs", "22.2.0", "23.1.0"),
+    ("dev", "pypi", "packaging", "21.3", "23.2"),
+    ("dev", "pypi", "pluggy", "1.0.0", "1.3.0"),
+    ("dev", "pypi", "itsdangerous", "2.0.1", "2.1.2"),
+    # session 33: more Python libraries and their tests (web, text, terminal, HTTP, CLI code)
+    ("dev", "pypi", "werkzeug", "2.2.3", "2.3.8"),
+    ("dev", "pypi", "flask", "2.2.5", "2.3.3"),
+    ("dev", "pypi", "markdown", "3.4.1", "3.5.2"),
+    ("dev", "pypi", "rich", "13.3.1", "13.7.0"),
+    ("dev", "pypi", "httpx", "0.23.3", "0.25.2"),
+    ("dev", "pypi", "typer", "0.7.0", "0.9.0"),
+    ("heldout", "pypi", "jinja2", "3.0.3", "3.1.4"),
+    ("heldout", "pypi", "requests", "2.27.1", "2.32.3"),
+    ("heldout", "npm", "express", "4.17.1", "4.21.2"),
+    # session 34: a fresh held-out split, built the same way from packages no session had opened (the
+    # held-out split above had been run eight times): run once, at the end of a session's work
+    ("fresh", "pypi", "marshmallow", "3.19.0", "3.20.1"),
+    ("fresh", "pypi", "structlog", "22.3.0", "23.2.0"),
+    ("fresh", "pypi", "pyparsing", "3.0.9", "3.1.1"),
+    ("fresh", "npm", "ws", "8.13.0", "8.16.0"),
+    # session 35: a third held-out split (the fresh one had been run three times), with TypeScript
+    # and Rust; built and checked with the oracle only, not yet run against the engine
+    ("fresh2", "pypi", "cattrs", "22.2.0", "23.2.3"),
+    ("fresh2", "pypi", "tomlkit", "0.11.8", "0.12.5"),
+    ("fresh2", "pypi", "rpds-py", "0.12.0", "0.17.1"),
+    ("fresh2", "pypi", "jiter", "0.1.0", "0.5.0"),
+    ("fresh2", "npm", "@trpc/next", "10.38.0", "10.45.2"),
+    ("fresh2", "npm", "@tanstack/solid-query", "4.24.4", "4.36.1"),
+    ("fresh2", "npm", "@tanstack/react-query", "4.24.4", "4.36.1"),
+    # session 36: fresh2 became a development split (its failures were opened); a fourth held-out
+    # split, built the same way, run once at the end of the session's work; a development split
+    # since session 37 (its failures opened)
+    ("fresh3", "pypi", "starlette", "0.27.0", "0.37.2"),
+    ("fresh3", "pypi", "tqdm", "4.65.0", "4.66.4"),
+    ("fresh3", "pypi", "orjson", "3.9.10", "3.10.3"),
+    ("fresh3", "npm", "@reduxjs/toolkit", "2.1.0", "2.3.0"),
+    ("fresh3", "npm", "qs", "6.11.0", "6.12.1"),
+    # session 37: a fifth held-out split, built the same way (Python, Rust in a PyPI sdist, TypeScript
+    # sources, JavaScript), run once at the end of the session's work
+    ("fresh4", "pypi", "arrow", "1.2.3", "1.3.0"),
+    ("fresh4", "pypi", "filelock", "3.12.2", "3.13.1"),
+    ("fresh4", "pypi", "watchfiles", "0.20.0", "0.22.0"),
+    # (@tanstack/virtual-core 3.0.0 -> 3.8.0 was in it for its first run and is left out since: its
+    # 3.0.0 -> 3.1.0 diff is an omission development pair, bench/apply_omission.py MORE_SOURCES)
+    ("fresh4", "npm", "dotenv", "16.0.3", "16.4.5"),
+    ("fresh4", "pypi", "tiktoken", "0.5.2", "0.7.0"),
+    ("fresh4", "npm", "type-fest", "4.3.0", "4.10.0"),
+    ("fresh4", "npm", "picomatch", "2.3.1", "4.0.2"),
+    # session 37: a sixth held-out split (Rust and TypeScript, which fresh4 lacks), built after the
+    # session's engine was final and run once at its end
+    ("fresh5", "pypi", "nh3", "0.2.14", "0.2.17"),
+    ("fresh5", "pypi", "bcrypt", "4.0.1", "4.1.2"),
+    ("fresh5", "pypi", "safetensors", "0.4.0", "0.4.3"),
+    ("fresh5", "pypi", "ormsgpack", "1.4.0", "1.5.0"),
+    ("fresh5", "npm", "@tiptap/core", "2.1.0", "2.2.0"),
+    ("fresh5", "npm", "prosemirror-view", "1.31.0", "1.33.0"),
+    ("fresh5", "npm", "prosemirror-model", "1.19.0", "1.20.0"),
+    # session 38: a seventh held-out split (Rust in a PyPI sdist, TypeScript sources, Python,
+    # JavaScript), from packages no session had opened; built and checked with the oracle only, run
+    # once at the end of session 38's work; then opened (a struct written out whole deleted 808 lines):
+    # a development split since
+    ("fresh6", "pypi", "tantivy", "0.21.0", "0.22.0"),
+    ("fresh6", "pypi", "pycrdt", "0.9.0", "0.9.8"),
+    ("fresh6", "npm", "@js-temporal/polyfill", "0.4.2", "0.4.3"),
+    ("fresh6", "npm", "@grpc/grpc-js", "1.9.0", "1.9.7"),
+    ("fresh6", "pypi", "hypercorn", "0.14.4", "0.16.0"),
+    ("fresh6", "pypi", "typeguard", "4.1.5", "4.3.0"),
+    ("fresh6", "npm", "svgo", "3.0.2", "3.2.0"),
+    # session 39: an eighth held-out split (Rust in a PyPI sdist, TypeScript sources, Python,
+    # JavaScript), from packages no session had opened; built and checked with the oracle only, run once
+    # at the end of session 39's work; then opened (two merges the session's whitespace rule got wrong):
+    # a development split since
+    ("fresh7", "pypi", "minijinja", "1.0.8", "1.0.13"),
+    ("fresh7", "pypi", "granian", "1.0.2", "1.1.2"),
+    ("fresh7", "npm", "ethers", "6.7.1", "6.9.0"),
+    ("fresh7", "npm", "@apollo/server", "4.9.0", "4.10.0"),
+    ("fresh7", "pypi", "pathspec", "0.11.2", "0.12.1"),
+    ("fresh7", "pypi", "loguru", "0.7.1", "0.7.2"),
+    ("fresh7", "npm", "svelte", "4.2.0", "4.2.8"),
+    # session 40: a ninth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only, run once at the end of session 40's work; then opened (its lost
+    # lines): a development split since
+    ("fresh8", "pypi", "datafusion", "37.1.0", "39.0.0"),
+    ("fresh8", "pypi", "pyxirr", "0.9.0", "0.10.8"),
+    ("fresh8", "pypi", "python-calamine", "0.1.7", "0.2.3"),
+    ("fresh8", "npm", "mongodb", "6.2.0", "6.3.0"),
+    ("fresh8", "npm", "tailwind-merge", "1.14.0", "2.2.0"),
+    ("fresh8", "npm", "knex", "2.4.0", "3.1.0"),
+    ("fresh8", "pypi", "deepdiff", "6.5.0", "6.7.1"),
+    ("fresh8", "pypi", "voluptuous", "0.13.1", "0.14.1"),
+    # session 41: a tenth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only, run once after session 41's first engine changes; then opened (its
+    # refusals): a development split since
+    ("fresh9", "pypi", "maturin", "1.4.0", "1.5.0"),
+    ("fresh9", "pypi", "sudachipy", "0.6.7", "0.6.8"),
+    ("fresh9", "npm", "abitype", "1.0.0", "1.0.6"),
+    ("fresh9", "npm", "@mswjs/interceptors", "0.25.0", "0.26.0"),
+    ("fresh9", "npm", "mongoose", "8.0.0", "8.1.0"),
+    ("fresh9", "npm", "@sveltejs/kit", "2.0.0", "2.3.0"),
+    ("fresh9", "pypi", "sanic", "23.3.0", "23.6.0"),
+    ("fresh9", "pypi", "jsonpickle", "3.0.2", "3.0.4"),
+    # session 42: an eleventh held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
+    # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
+    # checked with the oracle only
+    ("fresh10", "pypi", "clarabel", "0.6.0", "0.7.0"),
+    ("fresh10", "pypi", "rloop", "0.1.0", "0.2.0"),
+    ("fresh10", "npm", "@wagmi/core", "2.13.0", "2.16.0"),
+    ("fresh10", "npm", "@helia/unixfs", "3.0.0", "3.0.7"),
+    ("fresh10", "npm", "nock", "13.3.0", "13.5.0"),
+    ("fresh10", "npm", "objection", "3.0.1", "3.0.4"),
+    ("fresh10", "pypi", "mashumaro", "3.10", "3.12"),
+    ("fresh10", "pypi", "marko", "2.0.1", "2.1.0"),
+    # session 44: a twelfth held-out split (fresh10 had been run five times, its failures never
+    # opened), from packages no session had opened and the corpus does not hold (this machine's and
+    # the .venv's site-packages, model/sources' npm and Debian lists); checked with the oracle, run once
+    ("fresh11", "pypi", "humanize", "4.8.0", "4.9.0"),
+    ("fresh11", "pypi", "cachetools", "5.3.0", "5.3.3"),
+    ("fresh11", "pypi", "tenacity", "8.2.2", "8.2.3"),
+    ("fresh11", "pypi", "cramjam", "2.7.0", "2.8.0"),
+    ("fresh11", "pypi", "blake3", "0.4.1", "1.0.0"),
+    ("fresh11", "npm", "superjson", "2.0.0", "2.2.1"),
+    ("fresh11", "npm", "ts-pattern", "5.0.0", "5.0.8"),
+    ("fresh11", "npm", "neverthrow", "6.0.0", "6.1.0"),
+    ("fresh11", "pypi", "sqlglot", "20.0.0", "20.1.0"),
+    ("fresh11", "pypi", "textual", "0.40.0", "0.41.0"),
+    ("fresh11", "npm", "fp-ts", "2.16.0", "2.16.2"),
+]
