@@ -479,9 +479,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         want = [l.strip() for l in lines]
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
-    def score(c, r=True):
-        return _agreement(orig, [l.strip() for l in lines], c[1], c[2], rewrites=r)
-    if len(cands) == 1 and (near := weak_head_tie(orig, lines, cands[0], every, marker_before, score)):
+    texts = [l.strip() for l in lines]
+    if len(cands) == 1 and (near := weak_head_tie(orig, lines, cands[0], every, marker_before,
+                                                  lambda c, r=True: _agreement(orig, texts, c[1], c[2], rewrites=r))):
         raise Ambiguous(f"{name}: its first line, without words, fits at line {near[1] + 1} (adding lines) and at "
                         f"line {cands[0][1] + 1} (rewriting the lines between); show a line with words above it")
     if len(cands) > 1 and then is not None:

@@ -75,30 +75,29 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
     on to its last non-blank line (at_end); and those edge ranges [start, end) that are deleted.
     `first` / `final`: the first and the last fragment's lines (a fragment of definitions may show
     lines of the file before its first definition or after its last: those stay).  `open_start`
-    (`open_end`): no marker before the snippet's first line (after its last), a local edit all the
-    same, unless the edits bring again every line the file has before (after) them, but
-    for imports when the snippet's first line is one (it starts at the file's imports: _reshown)."""
+    (`open_end`): no marker before the snippet's first line (after its last), yet a local edit: the
+    file's lines before (after) the edits stay, unless the edits bring every one of them again, or
+    every one they do not is an import and the snippet's first line is one (_reshown)."""
     edits = sorted(edits, key=lambda e: (e[0], e[1]))
     edge: list[tuple[int, int, str]] = []
     if not edits:
         return [x for x in edits if x[0] < x[1] or x[2]], edge
+    last = last_text(orig)
     at_start = at_start or open_start and 0 < edits[0][0] and \
         _reshown(orig[:edits[0][0]], edits, orig, bool(first) and bool(_IMPORT.match(first[0])))
-    at_end = at_end or open_end and edits[-1][1] <= last_text(orig) and \
-        _reshown(orig[edits[-1][1]:last_text(orig) + 1], edits, orig, False)
+    at_end = at_end or open_end and edits[-1][1] <= last and _reshown(orig[edits[-1][1]:last + 1], edits, orig, False)
     if at_start and edits[0][0] > 0 and first and edits[0][2] and not _same(edits[0][2][0], first[0]):
         got = _shown_before(orig, edits[0][0], list(first), edits[0][2][0])
         if got is not None:
             edits.insert(0, (got[0], edits[0][0], got[1]))
     if at_end and final and edits[-1][2] and not _same(edits[-1][2][-1], final[-1]):
-        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1], last_text(orig))
+        got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1], last)
         if got is not None:
             edits.append((edits[-1][1], got[0], got[1]))
     if at_start and edits[0][0] > 0:
         s, e, lines = edits[0]
         edge.append((0, s, FIRST_WHY))
         edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
-    last = last_text(orig)
     s, e, lines = edits[-1]
     if at_end and e <= last:
         edge.append((e, last + 1, LAST_WHY))
