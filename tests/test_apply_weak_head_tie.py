@@ -9,7 +9,7 @@ new, alike one, so that block, which the marker may stand for, was deleted (8 lo
 silently).  Taking the nearer place instead broke as many real rewrites as it fixed additions
 (redux-toolkit's dev.cjs, svgo's coa.js), so the merge refuses such a tie, naming both places: a
 place that drops lines and wins only for rewriting them with alike ones, against a nearer place of
-the weak line that drops nothing and scores as well without that credit (places.weak_head_tie).
+the weak line that drops nothing and scores as well without that credit (places.weak_tie).
 With a line with words above the weak one, the snippet merges.  (On c1d4d77 Rust and Go deleted
 the block; their twins merged as now.)"""
 from __future__ import annotations

@@ -40,7 +40,7 @@ from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_t
                                           innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
                                           reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
                                           used_dropped)
-from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file, weak_head_tie
+from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file, weak_tie
 from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -176,7 +176,7 @@ def _kept(region: list[str], want: list[str]) -> set[int]:
 
 
 def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = (),
-               rewrites: bool = True) -> tuple[float, int]:
+               rewrites: bool = True, runs: bool = True) -> tuple[float, int]:
     """(score, non-blank lines the region would drop) counting only lines that agree in order.
     Unless the region drops a definition the fragment does not name: REPLACED for each dropped line
     rewritten by a like new one (alike.replaced; not without `rewrites`) and ONCE for each line of
@@ -185,7 +185,7 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
-    score = worth - (len(region) - len(kept)) + RUN * _runs(orig, want, a, b)
+    score = worth - (len(region) - len(kept)) + (RUN * _runs(orig, want, a, b) if runs else 0)
     if not rewrites or _drops_unnamed(region, want, kept):
         return score, dropped
     return score + REPLACED * replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
@@ -480,10 +480,9 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     texts = [l.strip() for l in lines]
-    if len(cands) == 1 and (near := weak_head_tie(orig, lines, cands[0], every, marker_before,
-                                                  lambda c, r=True: _agreement(orig, texts, c[1], c[2], rewrites=r))):
-        raise Ambiguous(f"{name}: its first line, without words, fits at line {near[1] + 1} (adding lines) and at "
-                        f"line {cands[0][1] + 1} (rewriting the lines between); show a line with words above it")
+    if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, marker_before, marker_after,
+                                            lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
+        raise Ambiguous(f"{name}: {why}")
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:

@@ -18,6 +18,7 @@ __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
 _IMPORT = re.compile(r"""(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|extern\s+crate\b|"""
                      r"""export\s.*\bfrom\s*['"])""")
+_ATTACHED = re.compile(r"\s*(?:#\[|@\w|//|/\*|\*|#(?![!\[]))")   # (not Rust's `#![...]`, the module's)
 FIRST_WHY = "no marker before the snippet's first line"
 INSIDE_WHY = "not shown between two lines of the snippet"
 
@@ -94,7 +95,7 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
         got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1], last)
         if got is not None:
             edits.append((edits[-1][1], got[0], got[1]))
-    if at_start and edits[0][0] > 0:
+    if at_start and edits[0][0] > 0 and not _attached(orig[:edits[0][0]], edits[0][2]):
         s, e, lines = edits[0]
         edge.append((0, s, FIRST_WHY))
         edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
@@ -106,6 +107,14 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
         else:
             edits.append((e, last + 1, []))
     return [x for x in edits if x[0] < x[1] or x[2]], edge
+
+
+def _attached(before: list[str], lines) -> bool:
+    """The file's lines before the snippet's first line are all attributes, decorators or comments
+    right above the definition that line starts (orjson's yyjson.rs: `#[repr(C)]`, then `pub struct`
+    shown first): they are the definition's, kept as a definition shown alone keeps them."""
+    return bool(before) and bool(lines) and definition_name(lines[0]) is not None and \
+        all(l.strip() and _ATTACHED.match(l) for l in before)
 
 
 def _kind(line: str) -> str:

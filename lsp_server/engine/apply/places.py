@@ -12,8 +12,11 @@ merge; anchors calls these when a fragment's first line fits several places).
   fragment then stays in the block (anchors.anchor's `lone`).
 * longest_taking: of regions tied that share one anchor, the longest whose extra lines the fragment
   brings again (rewritten or moved), else the shortest.
-* weak_head_tie: a fragment whose first line, after a marker, has no word, and whose best place
-  rewrites lines the marker may stand for while a nearer one adds to them: refused.
+* renamed_export: a fragment that is its region but for an exported definition's name, a marker
+  after it: a rename or a copy beside it, refused.
+* weak_tie: a fragment whose first line, after a marker, has no word (or whose last line, before
+  a marker), and whose best place rewrites lines the marker may stand for while a nearer one adds
+  to them: refused.
 """
 from __future__ import annotations
 
@@ -23,10 +26,11 @@ from collections import Counter
 
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _WORD, block_end, same
+from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 _SPACE = re.compile(r"\s+")
+_EXPORTED = re.compile(r"\s*(?:export\b|pub\b|func\s+(?:\([^)]*\)\s*)?[A-Z])")   # (Go: a capital)
 TAKEN = 0.7                       # an extra line this alike to a fragment's line is rewritten by it
 
 
@@ -135,26 +139,83 @@ def longest_taking(orig: list[str], lines: list[str], cands: list, exact: bool =
     return short
 
 
-def weak_head_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker_before,
-                  score) -> tuple | None:
+def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker_before, marker_after,
+             score) -> str | None:
+    """Why a fragment is refused whose edge line next to a marker has no word, when its best place
+    rewrites lines the marker may stand for while a nearer one adds to them (weak_head, or at the
+    last line before a marker: the nearer place ends earlier, with the same head); else None."""
+    near = weak_head(orig, lines, best, every, marker_before, score)
+    if near is not None:
+        return (f"its first line, without words, fits at line {near[1] + 1} (adding lines) and at line "
+                f"{best[1] + 1} (rewriting the lines between); show a line with words above it")
+    flip = len(orig) - 1                          # the last line is the first of the lines reversed
+    near = weak_head(orig[::-1], lines[::-1], (best[0], flip - best[2], flip - best[1]),
+                     [(c[0], flip - c[2], flip - c[1]) for c in every], marker_after,
+                     lambda c, **k: score((c[0], flip - c[2], flip - c[1]), **k))
+    if near is not None:
+        return (f"its last line, without words, fits at line {flip - near[1] + 1} (adding lines) and at line "
+                f"{best[2] + 1} (rewriting the lines between); show a line with words below it")
+    return None
+
+
+def _run(orig: list[str], lines: list[str], a: int) -> int:
+    """How many of the fragment's first lines the file has, as they are, from line `a` on."""
+    k = 0
+    while k < len(lines) and a + k < len(orig) and orig[a + k].strip() == lines[k].strip():
+        k += 1
+    return k
+
+
+def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marker_before,
+              score) -> tuple | None:
     """For a fragment whose first line has no word and follows a marker: the nearer place of that
     line (same tail as `best`, a later head) that drops nothing and scores as well as `best` without
-    the credit for lines rewritten by alike ones (`score(region, rewrites)`: (score, lines dropped)),
-    when `best` drops lines: the fragment then adds to the lines there as well as it rewrites them
-    (tantivy's schemabuilder.rs: `};`, then a new `let options = if fast {...}` block like the `let
-    options = if stored {...}` block before it, which the marker may stand for).  None if not so, or
-    if the fragment brings most of the lines between again as they are (longest_taking, exact), or
-    its first line with words is one the file has once, between the two places.
+    the credit for lines rewritten by alike ones, or without that and the credit for runs of the
+    fragment's lines at its ends (`score(region, rewrites=, runs=)`: (score, lines dropped); a short
+    region's runs overlap, so they count less there), when `best` drops lines: the fragment then adds
+    to the lines there as well as it rewrites them (tantivy's schemabuilder.rs: `};`, then a new `let
+    options = if fast {...}` block like the `let options = if stored {...}` block before it, which the
+    marker may stand for).  None if not so, or if the fragment brings most of the lines between again
+    as they are (longest_taking, exact), or `best` continues the fragment's own lines past the weak
+    one further than the nearer place (apollo's traceTreeBuilder.js: `}` then `else {`), or its first
+    line with words is one the file has once, between the two places, or a definition's header is
+    between them (a definition replaced by a new one: eslint's rules, `function remove(xs, x)`).
     Taking the nearer place broke real rewrites as often as it fixed additions (session 45)."""
     if marker_before is None or _WORD.search(lines[0]) or not any(_WORD.search(l) for l in lines):
         return None
     if not score(best)[1]:
         return None
-    plain = score(best, False)[0]
+    plain, bare = score(best, rewrites=False)[0], score(best, rewrites=False, runs=False)[0]
     near = next((c for c in sorted(every, key=lambda c: -c[1]) if c[2] == best[2] and c[1] > best[1] and
-                 not score(c)[1] and score(c, False)[0] >= plain), None)
-    if near is None or longest_taking(orig, lines, [best, near], exact=True) != near:
-        return None
+                 not score(c)[1] and (score(c, rewrites=False)[0] >= plain or score(c, rewrites=False, runs=False)[0]
+                                      >= bare)), None)
+    if near is None or longest_taking(orig, lines, [best, near], exact=True) != near or \
+            _run(orig, lines, best[1]) > _run(orig, lines, near[1]):
+        return None                   # (the farther place continues the fragment's run past the weak line)
     first = next(l.strip() for l in lines if _WORD.search(l))        # shown once, between the two: the
     held = [i for i, l in enumerate(orig) if l.strip() == first]     # nearer place would double it
-    return None if len(held) == 1 and best[1] <= held[0] < near[1] else near
+    if len(held) == 1 and best[1] <= held[0] < near[1]:
+        return None
+    return None if any(map(definition_name, orig[best[1]:near[1]])) else near   # (a definition rewritten)
+
+
+def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
+    """Why a fragment followed by a marker is refused when it is its region but for the name on one
+    exported definition's header (`export`, `pub`, Go's capital): effect's config.ts showed `export
+    const boolean` with the body of `export const bool`, a new alias beside the old one, and the merge
+    renamed `bool`.  Other files may import the old name, which the file cannot show, so a rename
+    and a copy are as likely.  Only when the definition ends the fragment: the lines after it shown,
+    it is a rename; a test renamed, which nothing imports, stays one too."""
+    region = orig[a:b + 1]
+    if len(region) != len(lines):
+        return None
+    diff = [i for i in range(len(lines)) if region[i].strip() != lines[i].strip()]
+    if len(diff) != 1 or not _EXPORTED.match(region[diff[0]]):
+        return None
+    old, new = region[diff[0]], lines[diff[0]]
+    was, now = definition_name(old), definition_name(new)
+    if not was or not now or was == now or old.replace(was, now, 1).strip() != new.strip() or \
+            definition_end(orig, a + diff[0]) != b:
+        return None                   # (the lines after it shown: a rename)
+    return (f"`{now}` is exported `{was}` (line {a + diff[0] + 1}) under a new name; show the line after it to "
+            f"rename `{was}`, or mark `{was}` with `... existing code ...` to keep it beside `{now}`")

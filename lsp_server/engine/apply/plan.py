@@ -12,6 +12,7 @@ from redraft.engine.apply.anchors import Ambiguous, anchor, last_text, same as _
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
+from redraft.engine.apply.places import renamed_export
 from redraft.engine.apply.regions import _HEADER, IMPORT_LINE
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 
@@ -119,6 +120,8 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                           at_end=nxt is None and f.marker_after is None, others=others, opens=opens and i == 0,
                           then=(nxt.lines, f.marker_after) if nxt and f.marker_after is not None else None,
                           **args)
+            if f.marker_after is not None and (why := renamed_export(orig, f.lines, a, b)):
+                raise MergeRefused(f"{args['name']}: {why}")
             if idle is not None and unchanged(orig[a:b + 1], f.lines):
                 moved = [(c, d) for c, d in others if _drops_only(orig[c:d + 1], f.lines) and (
                     c != a and re.search(r"\w", f.lines[0]) or d != b and re.search(r"\w", f.lines[-1]))]
