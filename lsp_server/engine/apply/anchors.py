@@ -180,7 +180,7 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     """(score, non-blank lines the region would drop) counting only lines that agree in order.
     Unless the region drops a definition the fragment does not name: REPLACED for each dropped line
     rewritten by a like new one (alike.replaced; not without `rewrites`) and ONCE for each line of
-    `once` the region takes in."""
+    `once` the region takes in.  Without `runs`, no RUN credit either (places.weak_tie)."""
     region = [l.strip() for l in orig[a:b + 1]]
     kept = _kept(region, want)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)

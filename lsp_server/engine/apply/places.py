@@ -148,6 +148,8 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
     if near is not None:
         return (f"its first line, without words, fits at line {near[1] + 1} (adding lines) and at line "
                 f"{best[1] + 1} (rewriting the lines between); show a line with words above it")
+    if marker_after is None or _WORD.search(lines[-1]):
+        return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
     near = weak_head(orig[::-1], lines[::-1], (best[0], flip - best[2], flip - best[1]),
                      [(c[0], flip - c[2], flip - c[1]) for c in every], marker_after,
