@@ -1,10 +1,9 @@
 """Where a fragment of a lazy snippet goes in the original, by its lines (apply's merge).
 
-A fragment's first line and its last line are its anchors: both must be original lines (trailing
-whitespace ignored), and the fragment replaces the original region from the first to the last.
-When either matches several lines, every (head, tail) pair after the previous fragment and inside
-the fragment's block (no line indented less than the fragment between them) is a candidate, scored
-by how well the region agrees with the fragment:
+A fragment's first line and its last line are its anchors: both must be original lines (trailing whitespace
+ignored), and the fragment replaces the original region from the first to the last.  When either matches several
+lines, every (head, tail) pair after the previous fragment and inside the fragment's block (no line indented less
+than the fragment between them) is a candidate, scored by how well the region agrees with the fragment:
 
 * a heaviest common subsequence of the region's lines and the fragment's (exact, not difflib's
   greedy blocks): a kept line with a word in it counts 1, a blank line or a lone brace 0, and every
@@ -20,11 +19,10 @@ A region that drops a definition may not drop one whose name the fragment uses w
 importing it (the new lines would call what they remove), however unique its anchors.
 
 After an indented marker, a fragment indented at least as deep stays in that marker's block (one
-that a signature's closing line, `) -> T {`, does not end: its body is in it too).  The
-best candidate wins when it is the only best (a one-line fragment: the first place after the
-previous fragment, unless places.likest_block tells them apart); the innermost block around the
-marker breaks ties,
-then, between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
+that a signature's closing line, `) -> T {`, does not end: its body is in it too).  The best candidate
+wins when it is the only best (a one-line fragment: the first place after the previous fragment, unless
+places.likest_block tells them apart); the innermost block around the marker breaks ties, then,
+between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
 
@@ -239,18 +237,22 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     when there are any (frames with words first); the one best may not drop a definition silently
     (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
-    file (regions.runs_in) are only weak ones.  `chance`: the fragment's last lines are a chance frame
-    (regions.chance_tail, a marker after them): no frame counts, and tied candidates must each pass the guard.
+    file (regions.runs_in) are only weak ones.  None count when its last FRAME lines' words are in a definition
+    it adds (`new`, unless `end`): new code, found elsewhere by chance (tabulate's test_output.py).  `chance`: the
+    last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
+    candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
     to the file's end: plan._at_file_end)."""
     want = [l.strip() for l in lines]
+    words = [j for j, l in enumerate(lines) if _WORD.search(l)]
+    new = end is None and words[-1:] >= [len(lines) - FRAME] and in_new_definition(orig, lines, words[-1])
     mirrored = want[:FRAME] == want[-FRAME:]     # frames alike at both ends fit any two of their places
     end = None if mirrored else end
     common = not (mirrored or chance) and any(runs_in(orig, f, COMMON) > COMMON for f in (want[:FRAME], want[-FRAME:]))
-    strong = [] if mirrored or chance or common else [c for c in cands if _framed(orig, want, c[1], c[2], words=True)]
+    strong = [] if mirrored or chance or common or new else [c for c in cands if _framed(orig, want, c[1], c[2], True)]
     mine = None if strong or chance else closer_opener(lines)    # (alike closing braces: the same block's?)
-    weak = [] if strong or chance else [c for c in cands if _framed(orig, want, c[1], c[2]) and
-                                         (mine is None or opener(orig, c[2]) == mine)]
+    weak = [] if strong or chance or new else [c for c in cands if _framed(orig, want, c[1], c[2]) and
+                                                (mine is None or opener(orig, c[2]) == mine)]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
     if len(weak) > 1 and len(top) == 1 and top[0][3] and used_dropped(orig, lines, top[0][1], top[0][2]):
         rest = _top(orig, lines, want, [c for c in weak if c[1:3] != top[0][1:3]], pos, end)   # (framed alike:
@@ -285,8 +287,7 @@ def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bo
     return passed
 
 
-def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str,
-                         outright: bool = True) -> None:
+def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str, outright: bool = True) -> None:
     """A region may not drop the first line of a definition whose name the fragment never shows
     (a whole function gone without a word is the loss users fear most), unless the region starts
     and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
