@@ -151,8 +151,8 @@ def main(argv=None) -> int:
                     help="fresh, fresh2 ... fresh10: the release suite's later splits (sessions 34-42; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
                     "session 38, fresh7 since session 39, fresh8 since session 40, fresh9 since session 41, "
-                    "fresh12 since session 46, each opened after its first run; fresh10, session 42's, and "
-                    "fresh11, session 44's, are held-out splits, not opened); "
+                    "fresh10, fresh11 and fresh12 since session 46, each opened after its runs as a held-out "
+                    "split; the release + omission held-out split, heldout, is the one never opened); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

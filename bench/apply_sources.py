@@ -92,7 +92,7 @@ SOURCES = [
     ("fresh7", "npm", "svelte", "4.2.0", "4.2.8"),
     # session 40: a ninth held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
     # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
-    # checked with the oracle only, run once at the end of session 40's work; then opened (its lost
+    # checked with the oracle only; opened after session 46's runs (a development split since), run once at the end of session 40's work; then opened (its lost
     # lines): a development split since
     ("fresh8", "pypi", "datafusion", "37.1.0", "39.0.0"),
     ("fresh8", "pypi", "pyxirr", "0.9.0", "0.10.8"),
@@ -116,7 +116,7 @@ SOURCES = [
     ("fresh9", "pypi", "jsonpickle", "3.0.2", "3.0.4"),
     # session 42: an eleventh held-out split (Rust in a PyPI sdist, TypeScript sources, hand-written
     # JavaScript, Python), from packages no session had opened and the corpus does not hold; built and
-    # checked with the oracle only
+    # checked with the oracle only.  Opened after session 46's runs: a development split since
     ("fresh10", "pypi", "clarabel", "0.6.0", "0.7.0"),
     ("fresh10", "pypi", "rloop", "0.1.0", "0.2.0"),
     ("fresh10", "npm", "@wagmi/core", "2.13.0", "2.16.0"),
@@ -127,7 +127,8 @@ SOURCES = [
     ("fresh10", "pypi", "marko", "2.0.1", "2.1.0"),
     # session 44: a twelfth held-out split (fresh10 had been run five times, its failures never
     # opened), from packages no session had opened and the corpus does not hold (this machine's and
-    # the .venv's site-packages, model/sources' npm and Debian lists); checked with the oracle, run once
+    # the .venv's site-packages, model/sources' npm and Debian lists); checked with the oracle, run
+    # once.  Opened after session 46's runs: a development split since
     ("fresh11", "pypi", "humanize", "4.8.0", "4.9.0"),
     ("fresh11", "pypi", "cachetools", "5.3.0", "5.3.3"),
     ("fresh11", "pypi", "tenacity", "8.2.2", "8.2.3"),
