@@ -33,7 +33,6 @@ before of a before/after; a benchmark run inside the worktree would import this 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import statistics
@@ -55,14 +54,10 @@ SMALL = 1500
 
 
 def _lost(case, result: str) -> int:
-    """Lines the truth keeps from the original (difflib's equal runs, inside the edited regions too:
-    a line a marker stands for) that the result lacks."""
+    """Lines the truth keeps from the original (Case.kept) that the result lacks."""
     if result == case.truth:
         return 0
-    old, truth = case.original.split("\n"), case.truth.split("\n")
-    sm = difflib.SequenceMatcher(None, old, truth, autojunk=False)
-    kept = [l for tag, i1, i2, _, _ in sm.get_opcodes() if tag == "equal" for l in old[i1:i2]]
-    return sum((Counter(kept) - Counter(result.split("\n"))).values())
+    return sum((Counter(case.kept) - Counter(result.split("\n"))).values())
 
 
 def _leaks(truth: str, result: str) -> int:

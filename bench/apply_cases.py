@@ -32,7 +32,8 @@ import subprocess
 import tarfile
 import tempfile
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from apply_sources import SOURCES  # noqa: E402,F401  (re-exported: apply_cases.SOURCES)
@@ -57,7 +58,13 @@ class Case:
     original: str
     snippet: str
     truth: str
-    kept: list[str] = field(repr=False)       # original lines outside the edited regions
+    @cached_property
+    def kept(self) -> list[str]:
+        """The original's lines that the truth keeps (difflib's equal runs between the two, inside
+        the edited regions too: a line a marker stands for); bench/apply.py's lost lines."""
+        old, truth = self.original.split("\n"), self.truth.split("\n")
+        sm = difflib.SequenceMatcher(None, old, truth, autojunk=False)
+        return [l for tag, i1, i2, _, _ in sm.get_opcodes() if tag == "equal" for l in old[i1:i2]]
 
     @property
     def lines(self) -> int:
@@ -156,10 +163,9 @@ def _elided_indent(lines: list[str], lo: int, hi: int) -> str:
 
 
 def _function_cases(language, old, new, o, n):
-    """(shape, snippet lines, truth lines, kept lines) for one changed definition."""
+    """(shape, snippet lines, truth lines) for one changed definition."""
     truth = old[:o.comment_start] + new[n.comment_start:n.end + 1] + old[o.end + 1:]
-    kept = old[:o.comment_start] + old[o.end + 1:]
-    yield "function", new[n.comment_start:n.end + 1], truth, kept
+    yield "function", new[n.comment_start:n.end + 1], truth
     A, B = old[o.start:o.end + 1], new[n.start:n.end + 1]
     if old[o.comment_start:o.start] != new[n.comment_start:n.start] or len(B) < 12 or A[0] != B[0]:
         return
@@ -181,7 +187,7 @@ def _function_cases(language, old, new, o, n):
         snip.append(_marker(language, _elided_indent(B, prev + 1, len(B))))
     if o.end < len(old) - 1:
         snip.append(_marker(language, ind))
-    yield "lazy", snip, truth, kept
+    yield "lazy", snip, truth
 
 
 def showable(old: list[str], group: list) -> list | None:
@@ -229,21 +235,18 @@ def _multi_cases(language, old, new, per_case: int = 3):
         chunk = groups[k:k + per_case]
         snip: list[str] = []
         truth: list[str] = []
-        kept: list[str] = []
         pos = 0
         for g in chunk:
             i1, i2, j1, j2 = g[0][1], g[-1][2], g[0][3], g[-1][4]
             if i1 > pos or (not snip and i1 > 0):
                 snip.append(_marker(language, _elided_indent(old, pos, i1)))
             truth += old[pos:i1] + new[j1:j2]
-            kept += old[pos:i1] + [l for tag, a, b, _, _ in g if tag == "equal" for l in old[a:b]]
             snip += new[j1:j2]
             pos = i2
         if pos < len(old):
             snip.append(_marker(language, _elided_indent(old, pos, len(old))))
         truth += old[pos:]
-        kept += old[pos:]
-        yield "multi", snip, truth, kept
+        yield "multi", snip, truth
 
 
 def _new_def_cases(language, lang, old, new, olds):
@@ -265,7 +268,7 @@ def _new_def_cases(language, lang, old, new, olds):
             ind = _indent(new[prev.start])
             snip = [_marker(language, ind)] + new[prev.comment_start:d.end + 1] + [_marker(language, ind)]
             truth = old[:o.end + 1] + new[prev.end + 1:d.end + 1] + old[o.end + 1:]
-            yield "new", snip, truth, list(old)
+            yield "new", snip, truth
 
 
 def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: str) -> list[Case]:
@@ -285,13 +288,13 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     out = []
     errors: dict[str, int] = {}
     runs: dict[str, tuple] = {}
-    for i, (shape, snip, truth, kept) in enumerate(raw):
+    for i, (shape, snip, truth) in enumerate(raw):
         if truth == old:
             continue
         if shape == "multi" and (_broken(lang, truth, old, new, errors) or _half_move(truth, old, new, runs)):
             continue
         out.append(Case(f"{project}:{path}:{shape}:{i}", set_name, language, shape, path, _text(old),
-                        _text(snip), _text(truth), kept))
+                        _text(snip), _text(truth)))
     return out
 
 
@@ -343,11 +346,8 @@ def omission_cases(sets: tuple[str, ...] = ("dev",), languages: tuple[str, ...] 
             c = json.loads(line)
             if languages and c["language"] not in languages:
                 continue
-            old, truth = _lines(c["original"]), _lines(c["truth"])
-            sm = difflib.SequenceMatcher(None, old, truth, autojunk=False)
-            kept = [l for tag, a, b, _, _ in sm.get_opcodes() if tag == "equal" for l in old[a:b]]
             out.append(Case(c["id"], set_name, c["language"], c["shape"], c["path"], c["original"], c["snippet"],
-                            c["truth"], kept))
+                            c["truth"]))
     return out
 
 

@@ -44,7 +44,7 @@ def test_the_hunks_own_context_repeats_the_deleted_lines():
 
 
 def test_a_multi_case_shows_a_line_that_tells_the_places_apart():
-    [(shape, snippet, truth, _)] = list(apply_cases._multi_cases("python", OLD, NEW))
+    [(shape, snippet, truth)] = list(apply_cases._multi_cases("python", OLD, NEW))
     assert shape == "multi" and truth == NEW
     assert "        convert('a')" in snippet                # test_a's own line, before its `)`
     r = merge(_text(OLD), _text(snippet), "python")

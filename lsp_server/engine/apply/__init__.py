@@ -142,7 +142,7 @@ def _merge(original: str, snippet: str, language: str,
         edits, refused = _second_reading(planning, snip, e), e
     if not delete_unmarked:           # nor what an edit drops for a reason of its own (Replacement)
         edits = [(s, e, orig[s:e] if isinstance(t, Replacement) else t) for s, e, t in edits]
-    edits, edge = _edges(orig, edits, (view or opens) and frags[0].marker_before is None,
+    edits, edge = _edges(lang, orig, edits, (view or opens) and frags[0].marker_before is None,
                          view and frags[-1].marker_after is None, frags[0].lines, frags[-1].lines,
                          delete_unmarked and frags[0].marker_before is None,
                          delete_unmarked and frags[-1].marker_after is None)

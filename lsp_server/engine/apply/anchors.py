@@ -73,13 +73,6 @@ def unchanged(region: list[str], lines: list[str]) -> bool:
     return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
 
 
-def _prefix(orig: list[str], lines: list[str], j: int) -> int:
-    k = 0
-    while k < len(lines) and j + k < len(orig) and same(orig[j + k], lines[k]):
-        k += 1
-    return k
-
-
 def _worth(line: str) -> int:
     """What a region line the fragment keeps counts for: 1, or 0 for a line with no word in it (a
     blank line, a lone brace) that agrees with any place.  A line the region drops costs 1."""
@@ -475,12 +468,11 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if taking:                        # tied: those that take in what the fragment defines again
         taking = [c for c in every if all(c[1] <= j <= c[2] for j in taking)]
         cands = _best(orig, lines, taking, name, pos) if taking else cands
+    texts = [l.strip() for l in lines]
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         cands = [longest_taking(orig, lines, cands)]   # one anchor shared, the other tied
-        want = [l.strip() for l in lines]
-        if _agreement(orig, want, cands[0][1], cands[0][2])[1] and not _framed(orig, want, cands[0][1], cands[0][2]):
+        if _agreement(orig, texts, cands[0][1], cands[0][2])[1] and not _framed(orig, texts, cands[0][1], cands[0][2]):
             _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
-    texts = [l.strip() for l in lines]
     if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, marker_before, marker_after,
                                             lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
         raise Ambiguous(f"{name}: {why}")

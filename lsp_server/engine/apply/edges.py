@@ -18,7 +18,6 @@ __all__ = ["FIRST_WHY", "LAST_WHY", "INSIDE_WHY", "edges", "deletions"]
 
 _IMPORT = re.compile(r"""(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s|extern\s+crate\b|"""
                      r"""export\s.*\bfrom\s*['"])""")
-_ATTACHED = re.compile(r"\s*(?:#\[|@\w|//|/\*|\*|#(?![!\[]))")   # (not Rust's `#![...]`, the module's)
 FIRST_WHY = "no marker before the snippet's first line"
 INSIDE_WHY = "not shown between two lines of the snippet"
 
@@ -70,7 +69,7 @@ def _reshown(lines: list[str], edits, orig: list[str], imports: bool) -> bool:
     return word
 
 
-def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = (),
+def edges(lang, orig: list[str], edits, at_start: bool, at_end: bool, first: list[str] = (), final: list[str] = (),
           open_start: bool = False, open_end: bool = False):
     """The edits, the first one reaching back to the file's first line (at_start) and the last one
     on to its last non-blank line (at_end); and those edge ranges [start, end) that are deleted.
@@ -95,7 +94,7 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
         got = _shown_after(orig, edits[-1][1], list(final), edits[-1][2][-1], last)
         if got is not None:
             edits.append((edits[-1][1], got[0], got[1]))
-    if at_start and edits[0][0] > 0 and not _attached(orig[:edits[0][0]], edits[0][2]):
+    if at_start and edits[0][0] > 0 and not _attached(lang, orig, edits[0][0], edits[0][2]):
         s, e, lines = edits[0]
         edge.append((0, s, FIRST_WHY))
         edits[0:1] = [(0, e, lines)] if s == e else [(0, s, []), (s, e, lines)]
@@ -109,12 +108,16 @@ def edges(orig: list[str], edits, at_start: bool, at_end: bool, first: list[str]
     return [x for x in edits if x[0] < x[1] or x[2]], edge
 
 
-def _attached(before: list[str], lines) -> bool:
-    """The file's lines before the snippet's first line are all attributes, decorators or comments
-    right above the definition that line starts (orjson's yyjson.rs: `#[repr(C)]`, then `pub struct`
-    shown first): they are the definition's, kept as a definition shown alone keeps them."""
-    return bool(before) and bool(lines) and definition_name(lines[0]) is not None and \
-        all(l.strip() and _ATTACHED.match(l) for l in before)
+def _attached(lang, orig: list[str], s: int, lines) -> bool:
+    """The file's lines before the snippet's first line (s of them, none blank) are all the comments,
+    attributes or decorators of the definition that line starts (Def.comment_start; orjson's
+    yyjson.rs: `#[repr(C)]`, then `pub struct` shown first): they are the definition's, kept as a
+    definition shown alone keeps them."""
+    name = definition_name(lines[0]) if lines else None
+    if name is None or not all(l.strip() for l in orig[:s]):
+        return False
+    return any(d.comment_start == 0 < s <= d.end and definition_name(orig[s]) == d.name == name
+               for d in collect_defs(lang, orig))
 
 
 def _kind(line: str) -> str:
