@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 from redraft.engine.apply import merge
-from redraft.engine.apply.anchors import _kept, _worth
+from redraft.engine.apply.alike import worth as _worth
+from redraft.engine.apply.anchors import _kept
 
 M = "# ... existing code ..."
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8").split("\n")

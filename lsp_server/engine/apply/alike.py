@@ -16,6 +16,7 @@ LIKE = 0.7                        # a dropped line this like a new one is replac
 RECAST = 0.75                     # ... or with this share of its words in the new lines left over,
 RECAST_WEIGHT = 0.4               # ... counting this much of a replaced line (not one to one)
 _WORDS = re.compile(r"\w+")
+_WORD = re.compile(r"\w")
 
 
 def _window(line: str) -> str:
@@ -50,3 +51,9 @@ def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
             n += RECAST_WEIGHT
             words -= have
     return n
+
+
+def worth(line: str) -> int:
+    """What a region line the fragment keeps counts for: 1, or 0 for a line with no word in it (a
+    blank line, a lone brace) that agrees with any place.  A line the region drops costs 1."""
+    return 1 if _WORD.search(line) else 0

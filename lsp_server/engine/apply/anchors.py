@@ -19,32 +19,32 @@ A region that drops a definition may not drop one whose name the fragment uses w
 importing it (the new lines would call what they remove), however unique its anchors.
 
 After an indented marker, a fragment indented at least as deep stays in that marker's block (one
-that a signature's closing line, `) -> T {`, does not end: its body is in it too).  The best candidate
-wins when it is the only best (a one-line fragment: the first place after the previous fragment, unless
-places.likest_block tells them apart); the innermost block around the marker breaks ties, then,
+that a signature's closing line, `) -> T {`, does not end: its body is in it too); one less deep
+than the marker is looked for first in the block the previous fragment ended in (places.stays_in).
+The best candidate wins when it is the only best (a one-line fragment: the first place after the
+previous fragment, unless places.likest_block tells them apart); the innermost block around the
+marker breaks ties (not for one whose first and last lines have no word: places.braces_tied), then,
 between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
 """
 from __future__ import annotations
 
 from collections import Counter
-from contextvars import ContextVar
 from itertools import islice
 
-from redraft.engine.apply.alike import alike, replaced
+from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import (_WORD, arrow_name, block_end, chance_tail, closer_opener, closing_head,
-                                          collapsed, defined_name, definition_end, definition_name, doubled_edge,
-                                          doubled_run, ends_as, ends_block, header_name, in_new_definition,
-                                          innermost, leads_to, leave_block, matching_blocks, old_tail, opener,
-                                          reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
-                                          used_dropped)
-from redraft.engine.apply.places import led_here, likest_block, longest_taking, opens_file, weak_tie
-from redraft.engine.apply.usage import shows
+from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unshown
+from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
+                                         weak_tie)
+from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
+                                          doubled_edge, doubled_run, ends_as, ends_block, in_new_definition,
+                                          innermost, leads_to, leave_block, old_tail, opener, reachable, redefined,
+                                          repeated_head, replaces, runs_in, same, unbound, used_dropped)
+from redraft.engine.apply.result import Ambiguous
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
-GONE = 5                          # see _no_lost_definitions
 SLACK = 200                       # a region at most this much longer than twice the fragment
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
 CAP = 3                           # a run counts up to this many lines at each end
@@ -54,13 +54,6 @@ ONCE = 2                          # a line the fragment shows, found once in the
 COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
 LAST_WHY = "no marker after the snippet's last line"   # (what a last fragment leaves out there is gone)
-UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
-# definitions a region may drop unshown: a refused snippet's second reading (apply's merge checks its uses)
-UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
-
-
-class Ambiguous(Exception):
-    """Raised with the refusal's text; apply's merge turns it into MergeRefused."""
 
 
 def last_text(orig: list[str]) -> int:
@@ -71,12 +64,6 @@ def last_text(orig: list[str]) -> int:
 def unchanged(region: list[str], lines: list[str]) -> bool:
     """The fragment's lines are the region's, line for line (trailing whitespace aside)."""
     return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
-
-
-def _worth(line: str) -> int:
-    """What a region line the fragment keeps counts for: 1, or 0 for a line with no word in it (a
-    blank line, a lone brace) that agrees with any place.  A line the region drops costs 1."""
-    return 1 if _WORD.search(line) else 0
 
 
 def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
@@ -129,7 +116,7 @@ def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
 
 def _kept(region: list[str], want: list[str]) -> set[int]:
     """The region's lines in a heaviest common subsequence with the fragment's (a line with a word
-    weighs 2, one without 1: see _worth).  Exact, unlike difflib's greedy blocks; sparse: only pairs
+    weighs 2, one without 1: see alike.worth).  Exact, unlike difflib's greedy blocks; sparse: only pairs
     of equal lines are visited, with a Fenwick tree of prefix maxima over the fragment's lines."""
     at: dict[str, list[int]] = {}
     for j, t in enumerate(want):
@@ -182,15 +169,9 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     return score + REPLACED * replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
 
 
-def _unshown(line: str, shown: str) -> str | None:
-    """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
-    ident = definition_name(line)
-    return ident if ident and not shows(ident, shown) else None
-
-
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
     shown = "\n".join(want)
-    return any(i not in kept and _unshown(t, shown) for i, t in enumerate(region))
+    return any(i not in kept and unshown(t, shown) for i, t in enumerate(region))
 
 
 def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
@@ -228,7 +209,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
           opened: bool = False, chance: bool = False, end: int | None = None):
     """The best candidates (_top), among those framed by the fragment's first and last FRAME lines
     when there are any (frames with words first); the one best may not drop a definition silently
-    (_no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
+    (lost.no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
     file (regions.runs_in) are only weak ones.  None count when its last FRAME lines' words are in a definition
     it adds (`new`, unless `end`): new code, found elsewhere by chance (tabulate's test_output.py).  `chance`: the
@@ -255,65 +236,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     else:
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
-        top = _guarded(orig, lines, top, name, opened)
+        top = guarded(orig, lines, top, name, opened)
     return [t[:3] for t in top]
-
-
-def _no_used_dropped(orig: list[str], lines: list[str], a: int, b: int, name: str, kept=None) -> None:
-    if used := used_dropped(orig, lines, a, b, kept):
-        raise Ambiguous(f"{name}: would delete `{used[0]}` (line {used[1] + 1}), which the snippet uses but does not "
-                        "define; show it or mark it with `... existing code ...`")
-
-
-def _guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:
-    """The candidates that drop no definition silently (_no_lost_definitions); none: the first's
-    refusal.  (`opened`: the snippet starts the file, what it leaves out there is gone.)"""
-    passed, first = [], None
-    for t in top:
-        try:
-            _no_lost_definitions(orig, lines, t[1], t[2], name, outright=not (opened and t[1] == 0))
-            passed.append(t)
-        except Ambiguous as e:
-            first = first or e
-    if not passed:
-        raise first
-    return passed
-
-
-def _no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str, outright: bool = True) -> None:
-    """A region may not drop the first line of a definition whose name the fragment never shows
-    (a whole function gone without a word is the loss users fear most), unless the region starts
-    and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
-    refuse GONE lines in a row deleted with nothing like them in the fragment."""
-    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
-    blocks, kept = matching_blocks(region, want)
-    shown = "\n".join(lines)
-    runs = [m for m in blocks if m.size]
-    _no_used_dropped(orig, lines, a, b, name, kept)    # (even between unique anchors)
-    tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
-    if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
-            runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
-            not (sum(map(_worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
-        return                        # anchored at both ends by text found nowhere else: explicit
-    unused, spans = UNUSED.get(), set()
-    for i in range(b - a + 1):
-        ident = _unshown(orig[a + i], shown) if i not in kept else None
-        if ident in unused and any(shows(ident, l) and ident not in (header_name(l), arrow_name(l))  # (used
-                                   for l in orig[:a] + orig[b + 1:]):   # elsewhere, not defined again: the
-            spans.update(range(i, definition_end(orig, a + i) - a + 1))       # deletion the snippet means)
-        elif ident:
-            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), {UNSHOWN}; "
-                            "show it or mark it with `... existing code ...`")
-    if not outright:
-        return
-    new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
-    joined = collapsed(orig[a:b + 1], kept, new)
-    gone = [i for i in range(len(region)) if region[i] and i not in kept and i not in joined and i not in spans and
-            not any(alike(region[i], n, 0.5) for n in new)]
-    for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
-        if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
-            raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
-                            "show; show them or mark them with `... existing code ...`")
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
@@ -357,6 +281,25 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
            closes: int | None = None, then: tuple[list[str], int] | None = None,
            tails: list | None = None, lone: bool = False) -> tuple[int, int]:
+    """Where the fragment goes (_anchor); after a marker deeper than the fragment, first inside the
+    block that marker is in, the block the previous fragment ended in (places.stays_in)."""
+    args = dict(pos=pos, marker_before=marker_before, marker_after=marker_after, name=name, at_start=at_start,
+                at_end=at_end, avoid=avoid, others=others, opens=opens, closes=closes, then=then, tails=tails,
+                lone=lone)
+    stop = stays_in(orig, lines, pos, marker_before)
+    if stop is not None:
+        try:
+            return _anchor(orig, lines, stop=stop, **args)
+        except Ambiguous:
+            pass
+    return _anchor(orig, lines, **args)
+
+
+def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
+            name: str, at_start: bool = False, at_end: bool = False,
+            avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
+            closes: int | None = None, then: tuple[list[str], int] | None = None,
+            tails: list | None = None, lone: bool = False, stop: int | None = None) -> tuple[int, int]:
     """Original line indices (head, tail) of the region that the fragment `lines` replaces.
     `pos`: the first line after the previous fragment; `marker_before`: the indentation of the
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
@@ -380,7 +323,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     one line and the marker after it deeper (a header, of several places the one places.likest_block
     chose for this fragment's lines): a new last line ends that line's block, though its first and
     last lines are both in a later one."""
-    heads = [j for j in range(pos, len(orig)) if same(orig[j], lines[0])]
+    heads = [j for j in range(pos, stop or len(orig)) if same(orig[j], lines[0])]
     edge, dropping = False, False
     if not heads and at_start and opens_file(orig, lines, FRAME):
         heads = [0]                   # new lines first, then the file's own first lines
@@ -396,7 +339,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         if len(heads) > MAX_HEADS:
             raise Ambiguous(f"{name}: matches more than one place in the file")
         base = min(_indent(l) for l in lines if l.strip())
-        cands = list(_pairs(orig, lines, heads, base))
+        cands = [c for c in _pairs(orig, lines, heads, base) if stop is None or c[2] <= stop]
         ends = marker_after is not None and marker_after < base < _indent(lines[0]) + 1
         if cands and ends and lone and marker_before and base >= marker_before and \
                 leave_block(orig, heads, cands, pos, marker_before):
@@ -413,7 +356,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
             led = led_here(orig, lines, cands, FRAME) if tails is not None and not at_start else None
             if led is not None:       # its first lines found once, the file's end its last anchor:
-                _no_used_dropped(orig, lines, led[0], led[1], name)   # what it omits is gone
+                no_used_dropped(orig, lines, led[0], led[1], name)   # what it omits is gone
                 tails.append(LAST_WHY)
                 return led
         if not cands:
@@ -424,7 +367,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
         dropping = not kept and edge == "block" and tails is not None
         cands = cands if dropping else kept
         if not cands and whole:       # a whole new file: it may drop any line but no definition
-            _no_lost_definitions(orig, lines, whole[1], whole[2], name, outright=False)
+            no_lost_definitions(orig, lines, whole[1], whole[2], name, outright=False)
             return whole[1], whole[2]
         if not cands:
             where = "first" if heads == [0] and not same(orig[0], lines[0]) else "last"
@@ -463,6 +406,8 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
             cands = _best(orig, lines, kept, name, pos) if kept else cands
         except Ambiguous:             # (the others drop what the snippet does not show)
             pass
+    if why := braces_tied(orig, lines, cands):
+        raise Ambiguous(f"{name}: {why}")
     cands = innermost(orig, cands, pos, marker_before, lambda c: c[1])
     taking = redefined(orig, lines, pos, reader=defined_name) if len(cands) > 1 else []
     if taking:                        # tied: those that take in what the fragment defines again
@@ -472,7 +417,7 @@ def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | Non
     if len(cands) > 1 and (len({c[1] for c in cands}) == 1 or len({c[2] for c in cands}) == 1):
         cands = [longest_taking(orig, lines, cands)]   # one anchor shared, the other tied
         if _agreement(orig, texts, cands[0][1], cands[0][2])[1] and not _framed(orig, texts, cands[0][1], cands[0][2]):
-            _no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
+            no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, marker_before, marker_after,
                                             lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
         raise Ambiguous(f"{name}: {why}")

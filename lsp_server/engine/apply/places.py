@@ -17,6 +17,9 @@ merge; anchors calls these when a fragment's first line fits several places).
 * weak_tie: a fragment whose first line, after a marker, has no word (or whose last line, before
   a marker), and whose best place rewrites lines the marker may stand for while a nearer one adds
   to them: refused.
+* stays_in: after a marker deeper than the fragment, the fragment is looked for first in the block
+  the previous fragment ended in.
+* braces_tied: a fragment whose first and last lines have no word, tied between places: refused.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from redraft.engine.apply.regions import _WORD, block_end, definition_end, defin
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 _SPACE = re.compile(r"\s+")
 _EXPORTED = re.compile(r"\s*(?:export\b|pub\b|func\s+(?:\([^)]*\)\s*)?[A-Z])")   # (Go: a capital)
+_CLOSER = re.compile(r"\s*[}\])]+[;,]?\s*$")
 TAKEN = 0.7                       # an extra line this alike to a fragment's line is rewritten by it
 
 
@@ -221,3 +225,38 @@ def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | N
         return None                   # (the lines after it shown: a rename)
     return (f"`{now}` is exported `{was}` (line {a + diff[0] + 1}) under a new name; show the line after it to "
             f"rename `{was}`, or mark `{was}` with `... existing code ...` to keep it beside `{now}`")
+
+
+def stays_in(orig: list[str], lines: list[str], pos: int, marker_before: int | None) -> int | None:
+    """After a marker deeper than the fragment (its lines end an inner block the marker elides
+    part of, then go on in the enclosing one), the end of the block, as deep as the fragment (its
+    closing braces aside), that the previous fragment ended in (a block its header's `:` or `{`
+    opens, not an expression's brackets): the fragment's first line, with a word in it, is looked
+    for there first, before the rest of the file."""
+    if marker_before is None or pos == 0 or pos >= len(orig) or not _WORD.search(lines[0]) or \
+            orig[pos - 1].lstrip().startswith(("*", "/*", "//", "#")):
+        return None                   # (a closing brace first fits any block; a marker in a comment has its depth)
+    inner = [l for l in lines if l.strip() and not _CLOSER.match(l)]   # (a body's closing brace aside)
+    base = min(_indent(l) for l in inner) if inner else marker_before
+    if marker_before <= base:
+        return None
+    opening = next((l for l in reversed(orig[:pos]) if l.strip() and _indent(l) < base), "")
+    if not opening.rstrip().endswith((":", "{")):
+        return None                   # (inside an expression's brackets, not a block)
+    return block_end(orig, pos - 1, base)
+
+
+def braces_tied(orig: list[str], lines: list[str], cands: list) -> str | None:
+    """Why a fragment of several lines is refused whose first and last lines have no word (`}`, a
+    new block, `}`) when places tie for it and none of its lines with words is in the file: orjson's
+    build.rs showed `if supports("core_intrinsics") {`, a marker, `}`, a new block, `}`, a marker,
+    fitting after each of three `if` blocks alike, and the innermost block around the marker took
+    it, replacing the block after it where the release replaced the last one.  Else None (the
+    innermost block breaks the tie: anchors.anchor)."""
+    if len(cands) < 2 or len(lines) < 2 or _WORD.search(lines[0]) or _WORD.search(lines[-1]):
+        return None
+    known = {l.strip() for l in orig}
+    if any(_WORD.search(l) and l.strip() in known for l in lines):
+        return None                   # (a line of the file in it: the places differ around that line)
+    at = ", ".join(f"{c[1] + 1}-{c[2] + 1}" for c in sorted(cands)[:3])
+    return f"its first and last lines, without words, fit at lines {at} alike; show a line with words"

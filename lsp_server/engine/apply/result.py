@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Deletion", "MergeResult", "MergeRefused", "NotByName", "Replacement", "MAX_BYTES"]
+__all__ = ["Ambiguous", "Deletion", "MergeResult", "MergeRefused", "NotByName", "Replacement", "MAX_BYTES"]
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -55,3 +55,7 @@ class MergeRefused(Exception):
 
 class NotByName(Exception):
     """The fragment looks like definitions but must be anchored by lines (it looks cut short)."""
+
+
+class Ambiguous(Exception):
+    """Raised with the refusal's text; apply's merge turns it into MergeRefused."""

@@ -1,0 +1,82 @@
+"""What a fragment's region may not delete (apply's merge): a definition whose name the snippet
+never shows, one it uses without defining it, GONE lines in a row with nothing like them shown;
+unless the region is anchored at both ends by text found nowhere else.  anchors calls these."""
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from redraft.engine.apply.alike import alike, worth
+from redraft.engine.apply.regions import (arrow_name, collapsed, definition_end, definition_name, header_name,
+                                          in_new_definition, matching_blocks, runs_in, used_dropped)
+from redraft.engine.apply.result import Ambiguous
+from redraft.engine.apply.usage import shows
+
+__all__ = ["GONE", "UNSHOWN", "UNUSED", "guarded", "no_lost_definitions", "no_used_dropped", "unshown"]
+
+GONE = 5                          # see no_lost_definitions
+UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
+# definitions a region may drop unshown: a refused snippet's second reading (apply's merge checks its uses)
+UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
+
+
+def unshown(line: str, shown: str) -> str | None:
+    """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
+    ident = definition_name(line)
+    return ident if ident and not shows(ident, shown) else None
+
+
+def no_used_dropped(orig: list[str], lines: list[str], a: int, b: int, name: str, kept=None) -> None:
+    if used := used_dropped(orig, lines, a, b, kept):
+        raise Ambiguous(f"{name}: would delete `{used[0]}` (line {used[1] + 1}), which the snippet uses but does not "
+                        "define; show it or mark it with `... existing code ...`")
+
+
+def guarded(orig: list[str], lines: list[str], top: list, name: str, opened: bool) -> list:
+    """The candidates that drop no definition silently (no_lost_definitions); none: the first's
+    refusal.  (`opened`: the snippet starts the file, what it leaves out there is gone.)"""
+    passed, first = [], None
+    for t in top:
+        try:
+            no_lost_definitions(orig, lines, t[1], t[2], name, outright=not (opened and t[1] == 0))
+            passed.append(t)
+        except Ambiguous as e:
+            first = first or e
+    if not passed:
+        raise first
+    return passed
+
+
+def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name: str, outright: bool = True) -> None:
+    """A region may not drop the first line of a definition whose name the fragment never shows
+    (a whole function gone without a word is the loss users fear most), unless the region starts
+    and ends with runs of the fragment's lines that occur nowhere else in the file.  `outright`: also
+    refuse GONE lines in a row deleted with nothing like them in the fragment."""
+    region, want = [l.strip() for l in orig[a:b + 1]], [l.strip() for l in lines]
+    blocks, kept = matching_blocks(region, want)
+    shown = "\n".join(lines)
+    runs = [m for m in blocks if m.size]
+    no_used_dropped(orig, lines, a, b, name, kept)    # (even between unique anchors)
+    tail = region[runs[-1].a:] if runs else []  # (one line with words in a new definition is chance)
+    if runs and runs[0].a == 0 and runs[-1].a + runs[-1].size == len(region) and \
+            runs_in(orig, region[:runs[0].size], 1) == 1 and runs_in(orig, tail, 1) == 1 and \
+            not (sum(map(worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
+        return                        # anchored at both ends by text found nowhere else: explicit
+    unused, spans = UNUSED.get(), set()
+    for i in range(b - a + 1):
+        ident = unshown(orig[a + i], shown) if i not in kept else None
+        if ident in unused and any(shows(ident, l) and ident not in (header_name(l), arrow_name(l))  # (used
+                                   for l in orig[:a] + orig[b + 1:]):   # elsewhere, not defined again: the
+            spans.update(range(i, definition_end(orig, a + i) - a + 1))       # deletion the snippet means)
+        elif ident:
+            raise Ambiguous(f"{name}: would delete `{ident}` (line {a + i + 1}), {UNSHOWN}; "
+                            "show it or mark it with `... existing code ...`")
+    if not outright:
+        return
+    new = [want[j] for j in range(len(want)) if want[j] and not any(m.b <= j < m.b + m.size for m in runs)]
+    joined = collapsed(orig[a:b + 1], kept, new)
+    gone = [i for i in range(len(region)) if region[i] and i not in kept and i not in joined and i not in spans and
+            not any(alike(region[i], n, 0.5) for n in new)]
+    for i in gone:                    # GONE lines in a row deleted outright, nothing like them shown
+        if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
+            raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
+                            "show; show them or mark them with `... existing code ...`")
