@@ -60,21 +60,15 @@ def _snippet(lang: str, keep_next: bool) -> tuple[str, str]:
     return snippet, original.replace(old, new)
 
 
+@pytest.mark.parametrize("keep_next", [False, True], ids=["cut-short", "shown-whole"])
 @pytest.mark.parametrize("lang", sorted(CASES))
-def test_declaration_cut_short_by_a_marker_keeps_its_next_line(lang):
-    snippet, truth = _snippet(lang, keep_next=False)
+def test_declaration_then_a_marker_keeps_its_next_line(lang, keep_next):
+    """Cut short by the marker, or shown whole: either way the declaration's next line stays."""
+    snippet, truth = _snippet(lang, keep_next)
     r = merge(CASES[lang][0], snippet, lang)
     assert r.ok, r.reason
     assert r.text == truth
     assert CASES[lang][4] in r.text
-
-
-@pytest.mark.parametrize("lang", sorted(CASES))
-def test_declaration_shown_whole_then_a_marker(lang):
-    snippet, truth = _snippet(lang, keep_next=True)
-    r = merge(CASES[lang][0], snippet, lang)
-    assert r.ok, r.reason
-    assert r.text == truth
 
 
 @pytest.mark.parametrize("lang", sorted(CASES))

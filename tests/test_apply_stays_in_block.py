@@ -15,9 +15,7 @@ import pytest
 
 from redraft.engine.apply import merge
 
-# (original, snippet, truth) per language
-CASES = {
-    "python": ('''class Parser:
+_PY = '''class Parser:
     def parse_select(self, nested=False, table=False):
         cte = self.parse_with()
         if cte:
@@ -43,7 +41,8 @@ CASES = {
             return self.expression(this)
 
         return this
-''', '''    # ... existing code ...
+'''
+_PY_SNIPPET = '''    # ... existing code ...
     def parse_select(self, nested=False, table=False):
         cte = self.parse_with()
         # ... existing code ...
@@ -57,36 +56,17 @@ CASES = {
             return self.parse_set_operations(this)
         return this
     # ... existing code ...
-''', '''class Parser:
-    def parse_select(self, nested=False, table=False):
-        cte = self.parse_with()
-        if cte:
-            this = self.parse_statement(cte)
-        elif nested:
-            this = self.parse_table() if table else self.parse_select(nested=True, operations=False)
-            this = self.parse_set_operations(this)
-        else:
-            this = None
-
+'''
+_PY_TRUTH = _PY.replace("self.parse_select(nested=True)", "self.parse_select(nested=True, operations=False)") \
+    .replace('''
+        return self.parse_set_operations(this)
+''', '''
         if self.set_operation:
             return self.parse_set_operations(this)
         return this
-
-    def parse_with(self):
-        return self.match("WITH")
-
-    def parse_column_constraint(self):
-        if self.match("CONSTRAINT"):
-            this = self.parse_id_var()
-        else:
-            this = None
-
-        if self.match_texts(self.CONSTRAINTS):
-            return self.expression(this)
-
-        return this
-'''),
-}
+''')
+# (original, snippet, truth) per language
+CASES = {"python": (_PY, _PY_SNIPPET, _PY_TRUTH)}
 
 _C_LIKE = '''class Parser {
   parseSelect(nested, table) {
