@@ -1,7 +1,8 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
     .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|
-                                           fresh9|fresh10|fresh11|fresh12|fresh13|all]
+                                           fresh9|fresh10|fresh11|fresh12|fresh13|
+                                           fresh14|all]
                                     [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
@@ -142,13 +143,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="dev",
                     choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                             "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "all"],
+                             "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
+                             "all"],
                     help="fresh, fresh2 ... fresh10: the release suite's later splits (sessions 34-42; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
                     "session 38, fresh7 since session 39, fresh8 since session 40, fresh9 since session 41, "
                     "fresh10, fresh11 and fresh12 since session 46, each opened after its runs as a held-out "
-                    "split; fresh13, session 47's, is held out; so is the release + omission held-out split, heldout, "
-                    "the one never opened); "
+                    "split, fresh13 since session 47; fresh14, session 47's, is held out; so is the release + "
+                    "omission held-out split, heldout, the one never opened); "
                     "all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

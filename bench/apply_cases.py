@@ -275,7 +275,7 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     language = EXTENSIONS[os.path.splitext(path)[1]]
     lang = language_for(language)
     old, new = _lines(old_text), _lines(new_text)
-    if old == new or not old:
+    if old == new or not old or _reindented(old, new):
         return []
     olds, news = _leaf_defs(lang, old), _leaf_defs(lang, new)
     raw = []
@@ -296,6 +296,20 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
         out.append(Case(f"{project}:{path}:{shape}:{i}", set_name, language, shape, path, _text(old),
                         _text(snip), _text(truth)))
     return out
+
+
+def _indented_with(lines: list[str]) -> str | None:
+    tabs, spaces = sum(1 for l in lines if l.startswith("\t")), sum(1 for l in lines if l.startswith(" "))
+    return "tab" if tabs > spaces else "space" if spaces > tabs else None
+
+
+def _reindented(old: list[str], new: list[str]) -> bool:
+    """Session 47: the new release indents the file with tabs where the old one used spaces (or the
+    reverse; @tanstack/router-core's build switched bundlers).  Every case's truth would be the old
+    file with the new release's lines in the other style, mixed; a merge keeps the file's style
+    (engine.apply.indentation), so the file gives no case."""
+    a, b = _indented_with(old), _indented_with(new)
+    return a is not None and b is not None and a != b
 
 
 def _broken(lang, truth: list[str], old: list[str], new: list[str], errors: dict[str, int]) -> bool:

@@ -104,3 +104,16 @@ def test_a_combination_that_takes_half_of_a_move_is_left_out():
     assert len(truths) == 1 and truths[0].count("// src/cache.ts") == 0
     assert apply_cases._half_move(old + _module("cache"), old, new, {})
     assert not apply_cases._half_move(new, old, new, {})
+
+
+def test_a_file_the_new_release_reindents_gives_no_case():
+    """A release that switched a file from spaces to tabs (a bundler's output, @tanstack/router-core
+    1.160 -> 1.171) would ask for the old file with one function in tabs; the merge keeps the file's
+    style, so such a file gives no case (session 47: 368 of fresh13's cases were of that kind)."""
+    old = "function f(a) {\n  const b = a + 1;\n  return b;\n}\n\nfunction g() {\n  return 2;\n}\n"
+    new = old.replace("  ", "\t").replace("a + 1", "a + 2")
+    assert apply_cases.file_cases("x", "p", "f.js", old, new) == []
+    same_style = old.replace("a + 1", "a + 2")
+    cases = apply_cases.file_cases("x", "p", "f.js", old, same_style)
+    functions = [c for c in cases if c.shape == "function"]
+    assert functions and all(merge(c.original, c.snippet, "javascript").text == c.truth for c in functions)
