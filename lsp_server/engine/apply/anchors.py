@@ -37,9 +37,10 @@ from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definiti
 from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
                                          weak_tie)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
-                                          doubled_edge, doubled_run, ends_as, ends_block, in_new_definition,
-                                          innermost, leads_to, leave_block, old_tail, opener, reachable, redefined,
-                                          repeated_head, replaces, runs_in, same, unbound, used_dropped)
+                                          definition_name, doubled_edge, doubled_run, ends_as, ends_block,
+                                          in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
+                                          reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
+                                          used_dropped)
 from redraft.engine.apply.result import Ambiguous
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -387,7 +388,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
                   chance=marker_after is not None and chance_tail(orig, lines, FRAME), end=end)
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
-        twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2])
+        twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2], definition_name)
         run = [] if twice else doubled_run(orig, lines, pos, cands[0][1], cands[0][2])
         twice = twice or run
         other = [c for c in every if all(c[1] <= j <= c[2] for j in twice) and   # (not one that drops a

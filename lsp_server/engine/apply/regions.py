@@ -297,8 +297,8 @@ def type_name(line: str) -> str | None:
     return m.group(1) if m else None
 
 
-_ARROW = re.compile(r"\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:<[^=]*>\s*)?"
-                    r"(?:\([^)]*\)?|function\b)")
+_ARROW = re.compile(r"\s*(?:(?:export\s+)?(const|let|var)\s+|(?:(?:public|private|protected|static|readonly)\s+)*)"
+                    r"([A-Za-z_$][\w$]*)\s*(?::\s*[^=]+)?=\s*(?:async\s*)?(?:<[^=]*>\s*)?(?:\([^)]*\)?|function\b)")
 
 
 def same(a: str, b: str) -> bool:
@@ -313,9 +313,10 @@ def definition_name(line: str) -> str | None:
 
 
 def arrow_name(line: str) -> str | None:
-    """The name a function written as a value defines (`export const f = (x) => ...`)."""
-    m = _ARROW.match(line)
-    return m.group(1) if m and ("=>" in line or "function" in line or line.rstrip().endswith(("(", ","))) else None
+    """The name a function written as a value defines (`export const f = (x) => ...`; a class field's
+    with the arrow on its line: `emit: EmitFn = (event) => {`)."""
+    m, ends = _ARROW.match(line), line.rstrip().endswith(("(", ","))
+    return m.group(2) if m and ("=>" in line or m.group(1) and ("function" in line or ends)) else None
 
 
 def defined_name(line: str) -> str | None:
