@@ -296,3 +296,81 @@ def test_found_only_further_on_it_still_goes_there(lang):
     assert r.ok, r.reason
     assert r.text.count(".set_operation" if lang in ("python", "rust") else ".setOperation") == 1
     assert "empty()" in r.text
+
+
+# A first line without words (`}`) after such a marker, the fragment's other lines all new
+# (@tanstack/store's derived.ts: `}`, `}`, a new loop, `}`, `}` after a marker inside a loop's
+# branch took another method's end, 60 lines on, and replaced its `if` block: 3 lost lines).
+_DERIVED = '''class Derived {
+  register(deps) {
+    for (const dep of deps) {
+      if (dep.isDerived) {
+        this.register(dep.deps)
+      } else {
+        let linked = storeToDerived.get(dep)
+        if (!linked) {
+          linked = new Set()
+          storeToDerived.set(dep, linked)
+        }
+        linked.add(this)
+
+        // register the store as related to this derived
+        registerStore(this, dep)
+      }
+    }
+  }
+
+  unregister(deps) {
+    for (const dep of deps) {
+      if (dep.isDerived) {
+        this.unregister(dep.deps)
+      } else {
+        storeToDerived.get(dep)?.delete(this)
+      }
+    }
+  }
+
+  checkIfRecalculationNeeded() {
+    let shouldRecompute = false
+    for (const dep of this.deps) {
+      if (dep.changed) {
+        shouldRecompute = true
+      }
+    }
+
+    if (shouldRecompute) {
+      this.recompute()
+    }
+  }
+}
+'''
+_DERIVED_SNIPPET = '''  // ... existing code ...
+  register(deps) {
+    const toSort = new Set()
+    for (const dep of deps) {
+      // ... existing code ...
+        linked.add(this)
+        toSort.add(linked)
+
+        // register the store as related to this derived
+        // ... existing code ...
+      }
+    }
+    for (const arr of toSort) {
+      arr.sort(byDependency)
+    }
+  }
+  // ... existing code ...
+'''
+_DERIVED_TRUTH = _DERIVED.replace("  register(deps) {\n", "  register(deps) {\n    const toSort = new Set()\n").replace(
+    "        linked.add(this)\n", "        linked.add(this)\n        toSort.add(linked)\n").replace(
+    "      }\n    }\n  }\n\n  unregister",
+    "      }\n    }\n    for (const arr of toSort) {\n      arr.sort(byDependency)\n    }\n  }\n\n  unregister")
+
+
+@pytest.mark.parametrize("lang", ["javascript", "typescript"])
+def test_closing_braces_then_new_lines_stay_in_the_method(lang):
+    r = merge(_DERIVED, _DERIVED_SNIPPET, lang)
+    assert r.ok, r.reason
+    assert r.text == _DERIVED_TRUTH
+    assert "if (shouldRecompute) {" in r.text

@@ -246,6 +246,22 @@ def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool
     return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
 
 
+def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, marker_before: int) -> list:
+    """Those candidates in the innermost block around the marker (regions.innermost), unless none
+    of them holds a line of the fragment that the file has once and another candidate does: a
+    line found once places the fragment more surely than the marker's depth (pydash's
+    predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`, ... `True`,
+    the doctests of another function's docstring 60 lines on)."""
+    inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
+    if len(inner) == len(cands):
+        return inner
+    once = _shown_once(orig, [l.strip() for l in lines], pos)
+
+    def holds(c) -> bool:
+        return any(c[1] <= j <= c[2] for j in once)
+    return inner if any(map(holds, inner)) or not any(holds(c) for c in cands if c not in inner) else cands
+
+
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
     b = block_end(orig, a, base) - 1
     while b > a and not orig[b].strip():
@@ -381,7 +397,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     if len(cands) > 1:                # (new lines after an old `return (...)`: not there)
         cands = reachable(orig, lines, cands)
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
-        cands = innermost(orig, cands, pos, marker_before, lambda c: c[2])   # it stays in the marker's block
+        cands = _in_marker_block(orig, lines, cands, pos, marker_before)     # it stays in the marker's block
     every = cands
     end = last_text(orig) if at_end and tails is not None and len(cands) > 1 else None   # (what follows is gone)
     cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)

@@ -231,11 +231,14 @@ def stays_in(orig: list[str], lines: list[str], pos: int, marker_before: int | N
     """After a marker deeper than the fragment (its lines end an inner block the marker elides
     part of, then go on in the enclosing one), the end of the block, as deep as the fragment (its
     closing braces aside), that the previous fragment ended in (a block its header's `:` or `{`
-    opens, not an expression's brackets): the fragment's first line, with a word in it, is looked
-    for there first, before the rest of the file."""
-    if marker_before is None or pos == 0 or pos >= len(orig) or not _WORD.search(lines[0]) or \
-            orig[pos - 1].lstrip().startswith(("*", "/*", "//", "#")):
-        return None                   # (a closing brace first fits any block; a marker in a comment has its depth)
+    opens, not an expression's brackets): the fragment's first line is looked for there first,
+    before the rest of the file; a first line without words only when the fragment's other lines
+    are all new (@tanstack/store's derived.ts: `}`, `}`, a new loop, `}`, `}` after a marker inside
+    a loop's `if`, which took a method's end 60 lines on)."""
+    if marker_before is None or pos == 0 or pos >= len(orig) or orig[pos - 1].lstrip().startswith(("*", "/*")):
+        return None                   # (a marker in a block comment has the comment's depth)
+    if not _WORD.search(lines[0]) and _shown_lines(orig, lines):
+        return None                   # (a closing brace first fits any block: the file's lines it shows place it)
     inner = [l for l in lines if l.strip() and not _CLOSER.match(l)]   # (a body's closing brace aside)
     base = min(_indent(l) for l in inner) if inner else marker_before
     if marker_before <= base:
@@ -244,6 +247,12 @@ def stays_in(orig: list[str], lines: list[str], pos: int, marker_before: int | N
     if not opening.rstrip().endswith((":", "{")):
         return None                   # (inside an expression's brackets, not a block)
     return block_end(orig, pos - 1, base)
+
+
+def _shown_lines(orig: list[str], lines: list[str]) -> bool:
+    """Some line of the fragment with a word in it is a line of the file."""
+    known = {l.strip() for l in orig}
+    return any(_WORD.search(l) and l.strip() in known for l in lines)
 
 
 def braces_tied(orig: list[str], lines: list[str], cands: list) -> str | None:
@@ -255,8 +264,7 @@ def braces_tied(orig: list[str], lines: list[str], cands: list) -> str | None:
     innermost block breaks the tie: anchors.anchor)."""
     if len(cands) < 2 or len(lines) < 2 or _WORD.search(lines[0]) or _WORD.search(lines[-1]):
         return None
-    known = {l.strip() for l in orig}
-    if any(_WORD.search(l) and l.strip() in known for l in lines):
+    if _shown_lines(orig, lines):
         return None                   # (a line of the file in it: the places differ around that line)
     at = ", ".join(f"{c[1] + 1}-{c[2] + 1}" for c in sorted(cands)[:3])
     return f"its first and last lines, without words, fit at lines {at} alike; show a line with words"
