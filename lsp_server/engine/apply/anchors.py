@@ -248,10 +248,12 @@ def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool
 
 def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, marker_before: int) -> list:
     """Those candidates in the innermost block around the marker (regions.innermost), unless none
-    of them holds a line of the fragment that the file has once and another candidate does: a
-    line found once places the fragment more surely than the marker's depth (pydash's
-    predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`, ... `True`,
-    the doctests of another function's docstring 60 lines on)."""
+    of them holds a line of the fragment that the file has once and another candidate, which the
+    fragment changes, does: a line found once places the fragment more surely than the marker's
+    depth (pydash's predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`,
+    ... `True`, the doctests of another function's docstring 60 lines on, one of them changed).  A
+    place the fragment would leave as it is does not count: the snippet shows it to say what the
+    marker's block becomes (pydantic-core's tests: a test rewritten like the next one)."""
     inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
     if len(inner) == len(cands):
         return inner
@@ -259,7 +261,8 @@ def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, m
 
     def holds(c) -> bool:
         return any(c[1] <= j <= c[2] for j in once)
-    return inner if any(map(holds, inner)) or not any(holds(c) for c in cands if c not in inner) else cands
+    outside = [c for c in cands if c not in inner and holds(c) and not unchanged(orig[c[1]:c[2] + 1], lines)]
+    return inner if any(map(holds, inner)) or not outside else cands
 
 
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
