@@ -342,7 +342,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     is refused), and TAIL_WHY is appended to the list when it does.  `lone`: the previous fragment is
     one line and the marker after it deeper (a header, of several places the one places.likest_block
     chose for this fragment's lines): a new last line ends that line's block, though its first and
-    last lines are both in a later one."""
+    last lines are both in a later one.  `stop`: the end of the block the fragment is looked for in
+    first (places.stays_in): its first line before it, its last line at it at most."""
     heads = [j for j in range(pos, stop or len(orig)) if same(orig[j], lines[0])]
     edge, dropping = False, False
     if not heads and at_start and opens_file(orig, lines, FRAME):
