@@ -38,6 +38,7 @@ from pathlib import Path
 
 from apply_sources import SOURCES  # noqa: E402,F401  (re-exported: apply_cases.SOURCES)
 from redraft.engine.apply.definitions import _error_count, collect_defs
+from redraft.engine.apply.indentation import uses_tabs
 from redraft.engine.syntax.languages import language_for
 
 CACHE = Path(os.environ.get("REDRAFT_BENCH_CACHE", Path.home() / ".cache" / "redraft-bench" / "apply"))
@@ -298,17 +299,12 @@ def file_cases(set_name: str, project: str, path: str, old_text: str, new_text: 
     return out
 
 
-def _indented_with(lines: list[str]) -> str | None:
-    tabs, spaces = sum(1 for l in lines if l.startswith("\t")), sum(1 for l in lines if l.startswith(" "))
-    return "tab" if tabs > spaces else "space" if spaces > tabs else None
-
-
 def _reindented(old: list[str], new: list[str]) -> bool:
     """Session 47: the new release indents the file with tabs where the old one used spaces (or the
     reverse; @tanstack/router-core's build switched bundlers).  Every case's truth would be the old
     file with the new release's lines in the other style, mixed; a merge keeps the file's style
-    (engine.apply.indentation), so the file gives no case."""
-    a, b = _indented_with(old), _indented_with(new)
+    (engine.apply.indentation, whose reading of the style this is), so the file gives no case."""
+    a, b = uses_tabs(old), uses_tabs(new)
     return a is not None and b is not None and a != b
 
 

@@ -6,7 +6,7 @@ line parses alone as a whole definition, so the merge replaced the file's defini
 with it, silently deleting the union's second member, which the release kept.
 
 A definition outside Python that is the file's definition's first lines, fewer, is cut short by
-the marker after it, not shortened (by_name._prefix): the fragment is placed by its lines, and what
+the marker after it, not shortened (by_name._cut_short): the fragment is placed by its lines, and what
 the marker stands for stays.  Shown with the line after it, the declaration is shortened.  (On
 9fe1149 TypeScript deleted the declaration's last line; JavaScript's `const`, which the name index
 does not hold, was placed by its lines and kept it.)"""

@@ -296,23 +296,16 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
     return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
 
 
-def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,
-           name: str, at_start: bool = False, at_end: bool = False,
-           avoid: list[tuple[int, int]] = (), others: list | None = None, opens: bool = False,
-           closes: int | None = None, then: tuple[list[str], int] | None = None,
-           tails: list | None = None, lone: bool = False) -> tuple[int, int]:
-    """Where the fragment goes (_anchor); after a marker deeper than the fragment, first inside the
-    block that marker is in, the block the previous fragment ended in (places.stays_in)."""
-    args = dict(pos=pos, marker_before=marker_before, marker_after=marker_after, name=name, at_start=at_start,
-                at_end=at_end, avoid=avoid, others=others, opens=opens, closes=closes, then=then, tails=tails,
-                lone=lone)
+def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, **kw) -> tuple[int, int]:
+    """Where the fragment goes (_anchor, whose arguments these are); after a marker deeper than the
+    fragment, first inside the block the previous fragment ended in (places.stays_in)."""
     stop = stays_in(orig, lines, pos, marker_before)
     if stop is not None:
         try:
-            return _anchor(orig, lines, stop=stop, **args)
+            return _anchor(orig, lines, pos, marker_before, stop=stop, **kw)
         except Ambiguous:
             pass
-    return _anchor(orig, lines, **args)
+    return _anchor(orig, lines, pos, marker_before, **kw)
 
 
 def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, marker_after: int | None,

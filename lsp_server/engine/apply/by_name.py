@@ -119,7 +119,7 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 if lost_names:
                     raise MergeRefused(f"`{d.name}` in the snippet omits `{'`, `'.join(lost_names[:3])}` of the "
                                        "file: show them or mark them with `... existing code ...`")
-            if not whole and (_cut_short(orig, o, d) if lang.indent_blocks else _prefix(orig, o, d)):
+            if not whole and _cut_short(lang, orig, o, d):
                 raise _NotByName()
             start = o.start               # the snippet's comments replace as many lines right above
             if d.has_comment:
@@ -259,18 +259,15 @@ def _nearest(regions: list[list[str]], d: Def, cands: list[Def]) -> list[Def]:
     return [cands[k]] if 2 * best <= second and best < sum(shown.values()) else cands
 
 
-def _prefix(orig: list[str], o: Def, d: Def) -> bool:
-    """A definition (outside Python) that is the original's first lines, fewer: a type or a
-    declaration cut off where its next line would go on (`type A = B` of `type A = B` `| C`)."""
-    O, S = orig[o.start:o.end + 1], d.text[d.start - d.comment_start:]
-    return len(S) < len(O) and all(_same(x, y) for x, y in zip(O, S))
-
-
-def _cut_short(orig: list[str], o: Def, d: Def) -> bool:
-    """A Python definition that parses but may be only the start of the original one (Python parses
-    `if a:` without its `else`): it ends on lines found in the middle of the original, or it is the
-    original's first lines (more than the header) plus fewer new lines than it leaves out."""
+def _cut_short(lang, orig: list[str], o: Def, d: Def) -> bool:
+    """A definition that parses but may be only the start of the original one.  Outside Python: the
+    original's first lines, fewer (a type or a declaration cut off where its next line goes on:
+    `type A = B` of `type A = B` `| C`).  In Python (which parses `if a:` without its `else`): it
+    ends on lines found in the middle of the original, or it is the original's first lines (more
+    than the header) plus fewer new lines than it leaves out."""
     last, O, S = d.text[-1], orig[o.start:o.end + 1], d.text[d.start - d.comment_start:]
+    if not lang.indent_blocks:
+        return len(S) < len(O) and all(_same(x, y) for x, y in zip(O, S))
     if any(l.strip() and any(_same(l, x) for x in O[1:]) for l in d.trailing):
         return True                   # it goes on with comments from inside the original's body
     k = 0

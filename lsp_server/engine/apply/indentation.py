@@ -13,7 +13,7 @@ from collections import Counter
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.markers import is_marker
 
-__all__ = ["IndentMismatch", "match_indentation"]
+__all__ = ["IndentMismatch", "match_indentation", "uses_tabs"]
 
 _WORD = re.compile(r"\w")
 SHARE = 5          # a file that steps by the snippet's unit once in SHARE steps or more uses it too
@@ -53,7 +53,9 @@ def _steps(lines: list[str], opener: str) -> Counter[int]:
     return steps
 
 
-def _uses_tabs(lines: list[str]) -> bool | None:
+def uses_tabs(lines: list[str]) -> bool | None:
+    """Whether the lines are indented with tabs (more of them start with a tab than with a space),
+    None when none is indented."""
     tabs = sum(1 for l in lines if l.startswith("\t") and l.strip())
     spaces = sum(1 for l in lines if l.startswith(" ") and l.strip())
     if not tabs and not spaces:
@@ -76,7 +78,7 @@ def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
 
 
 def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
-    o_tabs, s_tabs = _uses_tabs(orig), _uses_tabs(snip)
+    o_tabs, s_tabs = uses_tabs(orig), uses_tabs(snip)
     if o_tabs is None or s_tabs is None:
         return snip
     if o_tabs and not s_tabs:

@@ -243,7 +243,7 @@ def stays_in(orig: list[str], lines: list[str], pos: int, marker_before: int | N
     base = min(_indent(l) for l in inner) if inner else marker_before
     if marker_before <= base:
         return None
-    opening = next((l for l in reversed(orig[:pos]) if l.strip() and _indent(l) < base), "")
+    opening = next((orig[j] for j in range(pos - 1, -1, -1) if orig[j].strip() and _indent(orig[j]) < base), "")
     if not opening.rstrip().endswith((":", "{")):
         return None                   # (inside an expression's brackets, not a block)
     return block_end(orig, pos - 1, base)

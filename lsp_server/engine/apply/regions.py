@@ -48,7 +48,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.alike import alike
+from redraft.engine.apply.alike import _WORD, alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
@@ -56,7 +56,6 @@ __all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_ed
            "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name", "unbound",
            "IMPORT_LINE"]
 
-_WORD = re.compile(r"\w")
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
 _HEADER = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:static\s+)?(?:async\s+)?"
                      r"(?:def|class|function\*?|fn|func|impl|struct|enum|trait|interface|macro_rules!|mod)"
