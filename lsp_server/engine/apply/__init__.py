@@ -18,9 +18,9 @@ Design:
   the same name (a class/impl shown in the snippet is matched member by member when it adds nothing
   else; replacing a whole class that omits members is refused); a new definition goes after the
   previous matched definition of the fragment (or before the next one), or, when it follows a
-  marker at the end of the snippet, at the end of the file.  A Python function shown without its
-  decorators keeps them, but for a pytest `parametrize` of arguments its new signature lacks (a
-  deletion, reported).  A Python definition that looks cut short of the original (Python parses
+  marker at the end of the snippet, at the end of the file.  A definition shown without its
+  decorators keeps them (shown from one that is not its first, those above it), but for a Python
+  pytest `parametrize` of arguments its new signature lacks (a deletion, reported).  A Python definition that looks cut short of the original (Python parses
   `if a:` without its `else`) is anchored by lines instead, unless the snippet is that definition
   alone without any marker: written out whole, it replaces the original, and what it leaves out
   is deleted and reported.
@@ -38,7 +38,9 @@ Design:
   definition the snippet never shows is lifted for definitions used on other lines of the file
   when the result uses none of them any more (the snippet removed their uses too).
 * Checks on every result: edits do not overlap and (for anchored fragments) are in order; no new
-  marker line; all kept original lines are present in order; the result has no more tree-sitter
+  marker line; all kept original lines are present in order; no block of lines the merge wrote
+  comes twice in a row where the file and the snippet have it once and lines the edit replaced are
+  gone (a moved block: _refuse_copy); the result has no more tree-sitter
   ERROR/MISSING nodes than the original, leaving aside the snippet's own (inside a top-level
   statement that starts among the lines it wrote, before their last one, which has them parsed
   alone; likewise for the lines it replaced): what the grammar cannot read in the snippet's lines
@@ -54,6 +56,7 @@ fragment edge -- only `}`, blank, `/**` lines next to a marker -- whose other re
 to the next place those lines occur, is as likely: refused); this one: merge, checks, apply.
 """
 
+import bisect
 import difflib
 import re
 from collections import Counter
@@ -147,6 +150,7 @@ def _merge(original: str, snippet: str, language: str,
                          delete_unmarked and frags[0].marker_before is None,
                          delete_unmarked and frags[-1].marker_after is None)
     out, written = _apply(orig, edits)
+    _refuse_copy(orig, out, edits, written, snip)
     if refused is not None and _still_used(orig, out, edits, "\n".join(snip)):
         raise refused
     if weak:
@@ -273,6 +277,51 @@ def _apply(orig: list[str], edits: list[tuple[int, int, list[str]]]) -> tuple[li
     if not all(any(k is o for o in it) for k in kept):   # every kept line survives, in order
         raise MergeRefused("internal: a kept line was lost")
     return out, written
+
+
+COPY = 6                              # lines with words in a row, twice in a row in the result: see _refuse_copy
+
+
+def _refuse_copy(orig: list[str], out: list[str], edits, written: list[tuple[int, int]], snip: list[str]) -> None:
+    """Refused: the result has COPY or more lines with words (blank and wordless lines aside) twice
+    in a row, the file and the snippet do not, one copy is the merge's writing and lines it replaces
+    are gone from the result: a block the snippet moved, read as new where it now is, kept where it
+    was by a marker, and put in place of other lines (svelte-query's overload moved up over another
+    one whose first lines are the same: the fragment's last lines fit both)."""
+    left = None
+    for (s, e, _), (a, b) in zip(sorted(edits, key=lambda x: (x[0], x[1])), written):
+        if b - a < COPY:
+            continue
+        left = left if left is not None else {l.strip() for l in out}
+        if all(l.strip() in left for l in orig[s:e] if _TOKEN.search(l)):
+            continue
+        twice = _twice_in_a_row(out, a, b)
+        if twice and not any(twice + "\n" + twice in "\n".join(t for _, t in _words(x)) for x in (orig, snip)):
+            first, *_, last = twice.splitlines()
+            raise MergeRefused(f"the result would have lines `{first}` ... `{last}` twice in a row, and lose lines "
+                               "the snippet replaces: lines moved? show the lines around their old place")
+
+
+def _words(lines: list[str]) -> list[tuple[int, str]]:
+    return [(j, l.strip()) for j, l in enumerate(lines) if _TOKEN.search(l)]
+
+
+def _twice_in_a_row(lines: list[str], a: int, b: int, most: int = 400) -> str:
+    """The first run of COPY to `most` lines with words that starts among lines [a, b) and comes
+    again right after itself (blank and wordless lines aside); "" when none."""
+    words = _words(lines)
+    texts = [t for _, t in words]
+    mine = [i for i, (q, _) in enumerate(words) if a <= q < b]
+    at: dict[str, list[int]] = {}
+    for k in range(mine[0], min(len(texts), mine[-1] + most + 1)) if mine else ():
+        at.setdefault(texts[k], []).append(k)
+    for i in mine:
+        for k in at[texts[i]][bisect.bisect_left(at[texts[i]], i + COPY):]:
+            if k - i > most or 2 * k - i > len(texts):
+                break
+            if all(texts[i + t] == texts[k + t] for t in range(k - i)):
+                return "\n".join(texts[i:k])
+    return ""
 
 
 def _as_written(old: list[str], new: list[str]) -> list[str]:

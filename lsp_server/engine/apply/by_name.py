@@ -130,12 +130,13 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 start = first if first is not None else max(o.comment_start, o.start - k)
                 while start > o.comment_start and orig[start].lstrip().startswith("*"):
                     start -= 1            # ... and a block comment they cut into whole (` * ...` up to `/**`)
-            elif lang.indent_blocks and orig[o.start].lstrip().startswith("@") and \
-                    not d.text[0].lstrip().startswith("@"):   # decorators the snippet leaves out stay
-                start = next((q for q in range(o.start, o.end + 1) if _indent(orig[q]) == _indent(orig[o.start])
-                              and orig[q].lstrip().startswith(("def ", "async def ", "class "))), o.start)
-                edits.append((o.start, start, Replacement(_fitting_decorators(orig[o.start:start], d.text),
-                                                          "a `parametrize` for arguments the new signature lacks")))
+            elif orig[o.start].lstrip().startswith("@"):    # decorators the snippet leaves out stay: all
+                start = _definition_line(lang, orig, o)      # of them, or those above the first it shows
+                if d.text[0].lstrip().startswith("@"):
+                    start = _first_shown_decorator(orig, o, d.text[0], start)
+                elif lang.indent_blocks and start > o.start:
+                    edits.append((o.start, start, Replacement(_fitting_decorators(orig[o.start:start], d.text),
+                                                              "a `parametrize` for arguments the new signature lacks")))
             edits.append((start, o.end + 1, Replacement(d.text, WHOLE_WHY) if whole else d.text))
             continue
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)
@@ -306,6 +307,27 @@ def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
     head = d.text[d.start - d.comment_start]
     stop = o.members[0].comment_start if o.members else o.end
     return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)
+
+
+def _definition_line(lang, orig: list[str], o: Def) -> int:
+    """The line of a decorated definition that its decorators end at (o.start when not found)."""
+    for q in range(o.start, o.end + 1):
+        t = orig[q].lstrip()
+        if _indent(orig[q]) == _indent(orig[o.start]) and (t.startswith(("def ", "async def ", "class ")) or
+                                                            not lang.indent_blocks and not t.startswith(_NOT_YET)):
+            return q
+    return o.start
+
+
+_NOT_YET = ("@", ")", "]", "}", "//", "/*", "*")   # decorators' lines, comments: not the definition's own
+
+
+def _first_shown_decorator(orig: list[str], o: Def, first: str, stop: int) -> int:
+    """The line of the definition's decorators [o.start, stop) that the snippet's first decorator
+    is (robyn's tests shown from `@pytest.mark.parametrize`, under a `@pytest.mark.benchmark` they
+    keep); else o.start (all of them replaced)."""
+    return next((q for q in range(o.start, stop) if _indent(orig[q]) == _indent(orig[o.start]) and
+                 _same(orig[q], first)), o.start)
 
 
 _PARAMETRIZE = re.compile(r"\s*@pytest\.mark\.parametrize\(\s*(\([^)]*\)|\[[^\]]*\]|[\"'][^\"']*[\"'])")
