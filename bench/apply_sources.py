@@ -181,7 +181,8 @@ SOURCES = [
     ("fresh14", "npm", "@tanstack/store", "0.7.0", "0.8.0"),
     ("fresh14", "npm", "viem", "2.21.0", "2.21.3"),
     # session 47: a sixteenth held-out split (fresh14 opened), built the same way; checked with the
-    # oracle, run once at the end of the session's work
+    # oracle, run once at the end of the session's work; opened in session 48 (its lost lines): a
+    # development split since
     ("fresh15", "pypi", "funcy", "1.18", "2.0"),
     ("fresh15", "pypi", "pyrsistent", "0.19.3", "0.20.0"),
     ("fresh15", "pypi", "parse", "1.19.1", "1.20.0"),
