@@ -203,4 +203,16 @@ SOURCES = [
     ("fresh16", "npm", "mysql2", "3.23.0", "3.24.0"),
     ("fresh16", "npm", "micromark", "4.0.0", "4.0.1"),
     ("fresh16", "npm", "@effect/platform", "0.93.0", "0.94.0"),
+    # session 48: a development split (opened at once), built the same way from packages no session had opened and
+    # the corpus does not hold; checked with the oracle
+    ("fresh17", "pypi", "litestar", "2.24.0", "2.25.0"),
+    ("fresh17", "pypi", "cyclopts", "5.3.3", "5.4.0"),
+    ("fresh17", "pypi", "mistune", "3.2.1", "3.3.0"),
+    ("fresh17", "pypi", "tablib", "3.9.0", "3.10.0"),
+    ("fresh17", "pypi", "fastexcel", "0.17.2", "0.18.0"),
+    ("fresh17", "npm", "chevrotain", "11.1.2", "11.2.0"),
+    ("fresh17", "npm", "msw", "2.13.6", "2.14.0"),
+    ("fresh17", "npm", "@noble/hashes", "1.4.0", "1.5.0"),
+    ("fresh17", "npm", "undici", "8.12.4", "8.13.0"),
+    ("fresh17", "npm", "sinon", "21.1.1", "21.1.2"),
 ]
