@@ -184,8 +184,10 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     marker may stand for).  None if not so, or if the fragment brings most of the lines between again
     as they are (longest_taking, exact), or `best` continues the fragment's own lines past the weak
     one further than the nearer place (apollo's traceTreeBuilder.js: `}` then `else {`), or its first
-    line with words is one the file has once, between the two places, or a definition's header is
-    between them (a definition replaced by a new one: eslint's rules, `function remove(xs, x)`).
+    line with words is one the file has once, between the two places, or the header of a
+    definition the file has once is between them (a definition replaced by a new one: eslint's
+    rules, `function remove(xs, x)`; not one of many, fastexcel's `impl From<&[$type]>` among four
+    `impl From` in a macro, each with its `fn from`, the new one added after them).
     Taking the nearer place broke real rewrites as often as it fixed additions (session 45)."""
     if marker_before is None or _WORD.search(lines[0]) or not any(_WORD.search(l) for l in lines):
         return None
@@ -202,7 +204,8 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     held = [i for i, l in enumerate(orig) if l.strip() == first]     # nearer place would double it
     if len(held) == 1 and best[1] <= held[0] < near[1]:
         return None
-    return None if any(map(definition_name, orig[best[1]:near[1]])) else near   # (a definition rewritten)
+    names = Counter(map(definition_name, orig))          # (a definition rewritten: one the file has once)
+    return None if any(names[n] == 1 for n in map(definition_name, orig[best[1]:near[1]]) if n) else near
 
 
 def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
