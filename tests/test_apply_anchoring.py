@@ -10,7 +10,7 @@ from pathlib import Path
 
 from redraft.engine.apply import merge
 from redraft.engine.apply.alike import worth as _worth
-from redraft.engine.apply.anchors import _kept
+from redraft.engine.apply.heaviest import kept as _kept_from, kept_in as _kept
 
 M = "# ... existing code ..."
 TEXTWRAP = Path(textwrap.__file__).read_text(encoding="utf-8").split("\n")
@@ -136,6 +136,20 @@ def test_the_agreement_is_an_exact_heaviest_common_subsequence():
         picked = [region[i] for i in sorted(kept)]      # in order, and a subsequence of `want`
         it = iter(want)
         assert all(any(p == w for w in it) for p in picked)
+
+
+def test_regions_scored_from_one_pass_per_head_agree_with_a_pass_each():
+    """The passes kept per head (heaviest.kept) give every region, asked in any order and with heads
+    interleaved, the same lines as a pass over that region alone."""
+    rng = random.Random(29)
+    alphabet = ["", "}", "x = 1", "return x", "y = 2", "{"]
+    for _ in range(60):
+        orig = [rng.choice(alphabet) + " " * rng.randint(0, 1) for _ in range(rng.randint(1, 30))]
+        want = [rng.choice(alphabet) for _ in range(rng.randint(0, 12))]
+        regions = [(a, b) for a in range(len(orig)) for b in range(a, len(orig))]
+        rng.shuffle(regions)
+        for a, b in regions[:80]:
+            assert _kept_from(orig, want, a, b) == _kept([l.strip() for l in orig[a:b + 1]], want)
 
 
 def test_difflib_greedy_blocks_would_have_chosen_worse():

@@ -61,6 +61,7 @@ import difflib
 import re
 from collections import Counter
 
+from redraft.engine.apply import heaviest
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import UNSHOWN, UNUSED, same as _same
 from redraft.engine.apply.by_name import class_edits
@@ -92,6 +93,8 @@ def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool =
         return MergeResult(False, reason=str(e))
     except Exception as e:  # noqa: BLE001 - defensive: a bug must refuse, never write a wrong file
         return MergeResult(False, reason=f"internal error: {type(e).__name__}: {e}")
+    finally:
+        heaviest.forget()
 
 
 def _merge(original: str, snippet: str, language: str,

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import islice
 
+from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unshown
@@ -115,45 +116,6 @@ def _pairs(orig: list[str], lines: list[str], heads: list[int], base: int):
                 yield worth - (b - a + 1 - matched) + RUN * _runs(orig, stripped, a, b), a, b
 
 
-def _kept(region: list[str], want: list[str]) -> set[int]:
-    """The region's lines in a heaviest common subsequence with the fragment's (a line with a word
-    weighs 2, one without 1: see alike.worth).  Exact, unlike difflib's greedy blocks; sparse: only pairs
-    of equal lines are visited, with a Fenwick tree of prefix maxima over the fragment's lines."""
-    at: dict[str, list[int]] = {}
-    for j, t in enumerate(want):
-        at.setdefault(t, []).append(j)
-    m = len(want)
-    tree = [(0, -1)] * (m + 1)           # (weight, node) best over a prefix of the fragment
-    nodes: list[tuple[int, int]] = []    # (region line, previous node)
-
-    def query(j: int) -> tuple[int, int]:
-        best = (0, -1)
-        while j > 0:
-            best = max(best, tree[j])
-            j -= j & -j
-        return best
-
-    def update(j: int, val: tuple[int, int]) -> None:
-        j += 1
-        while j <= m:
-            if val > tree[j]:
-                tree[j] = val
-            j += j & -j
-
-    for i, t in enumerate(region):
-        w = 1 + _worth(t)
-        for j in reversed(at.get(t, ())):
-            v, prev = query(j)
-            nodes.append((i, prev))
-            update(j, (v + w, len(nodes) - 1))
-    kept: set[int] = set()
-    node = query(m)[1]
-    while node >= 0:
-        kept.add(nodes[node][0])
-        node = nodes[node][1]
-    return kept
-
-
 def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int] = (),
                rewrites: bool = True, runs: bool = True) -> tuple[float, int]:
     """(score, non-blank lines the region would drop) counting only lines that agree in order.
@@ -161,7 +123,7 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     rewritten by a like new one (alike.replaced; not without `rewrites`) and ONCE for each line of
     `once` the region takes in.  Without `runs`, no RUN credit either (places.weak_tie)."""
     region = [l.strip() for l in orig[a:b + 1]]
-    kept = _kept(region, want)
+    kept = heaviest.kept(orig, want, a, b)
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
     score = worth - (len(region) - len(kept)) + (RUN * _runs(orig, want, a, b) if runs else 0)
@@ -243,7 +205,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
     region = [l.strip() for l in orig[c[1]:c[2] + 1]]
-    return unbound(orig, lines, c[1], c[2], _kept(region, [l.strip() for l in lines]))
+    return unbound(orig, lines, c[1], c[2], heaviest.kept_in(region, [l.strip() for l in lines]))
 
 
 def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, marker_before: int) -> list:
