@@ -20,7 +20,8 @@ Design:
   previous matched definition of the fragment (or before the next one), or, when it follows a
   marker at the end of the snippet, at the end of the file.  A definition shown without its
   decorators keeps them (shown from one that is not its first, those above it), but for a Python
-  pytest `parametrize` of arguments its new signature lacks (a deletion, reported).  A Python definition that looks cut short of the original (Python parses
+  pytest `parametrize` of arguments its new signature lacks (a deletion, reported).  A Python
+  definition that looks cut short of the original (Python parses
   `if a:` without its `else`) is anchored by lines instead, unless the snippet is that definition
   alone without any marker: written out whole, it replaces the original, and what it leaves out
   is deleted and reported.
@@ -62,6 +63,7 @@ import re
 from collections import Counter
 
 from redraft.engine.apply import heaviest
+from redraft.engine.apply.alike import alike
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import UNSHOWN, UNUSED, same as _same
 from redraft.engine.apply.by_name import class_edits
@@ -93,8 +95,9 @@ def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool =
         return MergeResult(False, reason=str(e))
     except Exception as e:  # noqa: BLE001 - defensive: a bug must refuse, never write a wrong file
         return MergeResult(False, reason=f"internal error: {type(e).__name__}: {e}")
-    finally:
+    finally:                          # (what the merge remembered of this file goes with it)
         heaviest.forget()
+        alike.cache_clear()
 
 
 def _merge(original: str, snippet: str, language: str,

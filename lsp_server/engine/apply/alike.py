@@ -26,9 +26,10 @@ def _window(line: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 17)
 def alike(a: str, b: str, least: float) -> bool:
-    """difflib.SequenceMatcher(None, a, b).ratio() >= least (over _window of each).  Remembered:
-    replaced asks it of the same lines for every candidate region (qs's 855-line test file: four
-    minutes per merge); the bound from the lengths (real_quick_ratio) comes before building one."""
+    """difflib.SequenceMatcher(None, a, b).ratio() >= least (over _window of each).  Remembered
+    (apply's merge forgets when it is done): replaced asks it of the same lines for every candidate
+    region (qs's 855-line test file: four minutes per merge); the bound from the lengths
+    (real_quick_ratio) comes before building one."""
     a, b = _window(a), _window(b)
     if len(a) + len(b) and 2.0 * min(len(a), len(b)) / (len(a) + len(b)) < least:
         return False
