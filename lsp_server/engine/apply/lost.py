@@ -3,6 +3,7 @@ never shows, one it uses without defining it, GONE lines in a row with nothing l
 unless the region is anchored at both ends by text found nowhere else.  anchors calls these."""
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
 
 from redraft.engine.apply.alike import alike, worth
@@ -20,9 +21,17 @@ UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
 
 
 def unshown(line: str, shown: str) -> str | None:
-    """The name that a definition's header line defines, when the snippet's text `shown` never has it."""
-    ident = definition_name(line)
+    """The name that a definition's header line defines, or a module's exported binding (`export
+    const fromWeb: (r: Request) => HttpServerRequest = internal.fromWeb`, its CommonJS build's
+    `const fromWeb = exports.fromWeb = ...`: other modules import it), when the snippet's text
+    `shown` never has it."""
+    m = _EXPORTED.match(line)
+    ident = definition_name(line) or m and (m.group(1) or m.group(2))
     return ident if ident and not shows(ident, shown) else None
+
+
+_EXPORTED = re.compile(r"(?:export\s+(?:declare\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)"
+                       r"|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*exports\.\2\b)")
 
 
 def no_used_dropped(orig: list[str], lines: list[str], a: int, b: int, name: str, kept=None) -> None:
