@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|
                                            fresh9|fresh10|fresh11|fresh12|fresh13|
-                                           fresh14|fresh15|fresh16|fresh17|all]
+                                           fresh14|fresh15|fresh16|fresh17|fresh18|all]
                                     [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
@@ -144,14 +144,15 @@ def main(argv=None) -> int:
     ap.add_argument("--set", default="dev",
                     choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
                              "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                             "fresh15", "fresh16", "fresh17", "all"],
+                             "fresh15", "fresh16", "fresh17", "fresh18", "all"],
                     help="fresh, fresh2 ... fresh10: the release suite's later splits (sessions 34-42; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
                     "session 38, fresh7 since session 39, fresh8 since session 40, fresh9 since session 41, "
                     "fresh10, fresh11 and fresh12 since session 46, each opened after its runs as a held-out "
-                    "split, fresh13 and fresh14 since session 47, fresh15 since session 48; fresh16, session 48's, "
-                    "is held out; so is the release + omission held-out split, heldout, the one never opened; "
-                    "fresh17 (session 48) is a development split, opened at once); all: dev and heldout")
+                    "split, fresh13 and fresh14 since session 47, fresh15 and fresh16 since session 48, fresh16 "
+                    "opened after its one run; fresh17 (session 48) is a development split, opened at once; "
+                    "fresh18, session 48's last, is held out; so is the release + omission held-out split, "
+                    "heldout, the one never opened); all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")
     ap.add_argument("--via", default="merge", choices=["merge", "cli", "oracle"])
