@@ -3,10 +3,11 @@ real release (@tanstack/svelte-query's createQuery.ts): the imports, then an ove
 that the file has further down, then the first lines of the next overload, then a marker.  Those
 first lines are the same in every overload, so the fragment's end fit the overload after the moved
 one and the overload in between was deleted, its lines lost, while the marker kept the moved one
-where it was: the merged file had it twice (on 406942d).  Any reading that writes six or more
-lines with words the file keeps elsewhere, the result having them more often than the file and the
-snippet, is refused now: the marker says the old copy stays, the new lines say it is here.  Shown
-with the lines around its old place, the move is merged."""
+where it was: the merged file had it twice in a row (on 406942d).  A result with six or more lines
+with words twice in a row, one copy written by an edit that loses lines it replaces, where the
+file and the snippet have them once, is refused now: the marker says the old copy stays, the new
+lines say it is here.  Shown with the lines around its old place, the move is merged; a new
+definition that copies a kept one's lines (losing nothing) is merged as well."""
 from __future__ import annotations
 
 import pytest

@@ -52,7 +52,8 @@ Design:
 
 Modules: result (MergeResult, Deletion, MergeRefused), markers, indentation, definitions
 (tree-sitter definitions), plan (fragments -> edits), by_name (fragments of whole definitions),
-anchors (fragments by their lines), edges (deletions by omission), ambiguity and usage (a weak
+anchors (fragments by their lines; regions, places, lost and alike are its rules, heaviest the
+lines a candidate region keeps), edges (deletions by omission), ambiguity and usage (a weak
 fragment edge -- only `}`, blank, `/**` lines next to a marker -- whose other reading, deleting up
 to the next place those lines occur, is as likely: refused); this one: merge, checks, apply.
 """

@@ -309,6 +309,9 @@ def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
     return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)
 
 
+_NOT_YET = ("@", ")", "]", "}", "//", "/*", "*")   # decorators' lines, comments: not the definition's own
+
+
 def _definition_line(lang, orig: list[str], o: Def) -> int:
     """The line of a decorated definition that its decorators end at (o.start when not found)."""
     for q in range(o.start, o.end + 1):
@@ -317,9 +320,6 @@ def _definition_line(lang, orig: list[str], o: Def) -> int:
                                                             not lang.indent_blocks and not t.startswith(_NOT_YET)):
             return q
     return o.start
-
-
-_NOT_YET = ("@", ")", "]", "}", "//", "/*", "*")   # decorators' lines, comments: not the definition's own
 
 
 def _first_shown_decorator(orig: list[str], o: Def, first: str, stop: int) -> int:
