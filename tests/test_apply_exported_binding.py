@@ -11,6 +11,8 @@ the top level, CommonJS's `const NAME = exports.NAME = ...`): a region that drop
 never names gets no credit for rewriting it, and the guards refuse to drop it silently."""
 from __future__ import annotations
 
+import pytest
+
 from redraft.engine.apply import merge
 
 
@@ -80,24 +82,23 @@ CJS_NEW = [
     "//# sourceMappingURL=HttpServerRequest.js.map"]
 
 
-def _merged(original: list[str], new: list[str], lang: str):
+# per language: the file, the snippet's new lines, the line of `fromWeb`, the lines kept after it
+CASES = {
+    "typescript": (TS_FILE, TS_NEW, "export const fromWeb: (request: Request) => HttpServerRequest = internal.fromWeb",
+                   2),
+    "javascript": (CJS_FILE, CJS_NEW, "const fromWeb = exports.fromWeb = internal.fromWeb;", 1),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_an_exported_binding_before_the_new_functions_stays(lang):
+    """ESM's `export const` (TypeScript) and CommonJS's `const fromWeb = exports.fromWeb = ...`."""
+    original, new, fromweb, after = CASES[lang]
     snippet = ["// ... existing code ..."] + _doc("conversions")[1:] + new
-    return merge("\n".join(original) + "\n", "\n".join(snippet) + "\n", lang)
-
-
-def test_an_exported_constant_before_the_new_functions_stays():
-    r = _merged(TS_FILE, TS_NEW, "typescript")
+    r = merge("\n".join(original) + "\n", "\n".join(snippet) + "\n", lang)
     assert r.ok, r.reason
-    fromweb = TS_FILE.index("export const fromWeb: (request: Request) => HttpServerRequest = internal.fromWeb")
-    assert r.text == "\n".join(TS_FILE[:fromweb + 2] + _doc("conversions") + TS_NEW) + "\n"
-    assert not r.deletions
-
-
-def test_a_commonjs_export_before_the_new_functions_stays():
-    r = _merged(CJS_FILE, CJS_NEW, "javascript")
-    assert r.ok, r.reason
-    fromweb = CJS_FILE.index("const fromWeb = exports.fromWeb = internal.fromWeb;")
-    assert r.text == "\n".join(CJS_FILE[:fromweb + 1] + _doc("conversions") + CJS_NEW) + "\n"
+    at = original.index(fromweb)
+    assert r.text == "\n".join(original[:at + after] + _doc("conversions") + new) + "\n"
     assert not r.deletions
 
 
