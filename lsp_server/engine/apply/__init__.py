@@ -17,7 +17,8 @@ Design:
   already be in the file) is matched by name: each definition replaces the original definition of
   the same name (a class/impl shown in the snippet is matched member by member when it adds nothing
   else; replacing a whole class that omits members is refused); a new definition goes after the
-  previous matched definition of the fragment (or before the next one), or, when it follows a
+  previous matched definition of the fragment (or before the next one; new ones in a row there in
+  the snippet's order), or, when it follows a
   marker at the end of the snippet, at the end of the file.  A definition shown without its
   decorators keeps them (shown from one that is not its first, those above it), but for a Python
   pytest `parametrize` of arguments its new signature lacks (a deletion, reported).  A Python

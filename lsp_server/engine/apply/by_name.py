@@ -134,23 +134,39 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 start = _definition_line(lang, orig, o)      # of them, or those above the first it shows
                 if d.text[0].lstrip().startswith("@"):
                     start = _first_shown_decorator(orig, o, d.text[0], start)
-                elif lang.indent_blocks and start > o.start:
-                    edits.append((o.start, start, Replacement(_fitting_decorators(orig[o.start:start], d.text),
-                                                              "a `parametrize` for arguments the new signature lacks")))
+                elif lang.indent_blocks and (fit := _fitting_decorators(orig[o.start:start], d.text)) != \
+                        orig[o.start:start]:              # (all kept: no edit, none to overlap another's)
+                    edits.append((o.start, start, Replacement(fit, "a `parametrize` for arguments the new signature "
+                                                                   "lacks")))
             edits.append((start, o.end + 1, Replacement(d.text, WHOLE_WHY) if whole else d.text))
             continue
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)
         after = next((m for m in matches[i + 1:] if m is not None), None)
         gap = [""] * (2 if lang.name == "python" and not d.indent_text else 1)
-        if i and matches[i - 1] is not None:               # as many blank lines as the snippet has
-            gap = [""] * (d.comment_start - parsed[i - 1].end - 1)
+        if i and prev is not None:    # as many blank lines as the snippet has (after the one before:
+            gap = [""] * (d.comment_start - parsed[i - 1].end - 1)       # prev, or new right after it)
         if prev is not None:
             edits.append((prev.end + 1, prev.end + 1, gap + d.text))
-        elif after is not None:
+        elif after is not None:       # (as many blank lines as the snippet has before the next one)
+            gap = [""] * (parsed[i + 1].comment_start - d.end - 1)
             edits.append((after.comment_start, after.comment_start, d.text + gap))
         else:
             unplaced.append(d)
-    return edits, unplaced
+    return _joined(edits), unplaced
+
+
+def _joined(edits: list) -> list:
+    """Insertions at one place, one after another as the snippet has them: new definitions in a row
+    after the same matched one (robyn's `set_request_header` and `set_response_header`, both after
+    `add_response_header`: two edits at one line were refused as overlapping)."""
+    out: list = []
+    for e in edits:
+        if out and e[0] == e[1] == out[-1][0] == out[-1][1] and \
+                not isinstance(e[2], Replacement) and not isinstance(out[-1][2], Replacement):
+            out[-1] = (e[0], e[1], list(out[-1][2]) + list(e[2]))
+        else:
+            out.append(e)
+    return out
 
 
 def _siblings(orig: list[str], originals: list[Def], parsed: list[Def], matches: list) -> list:
