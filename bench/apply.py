@@ -1,8 +1,6 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set dev|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|fresh8|
-                                           fresh9|fresh10|fresh11|fresh12|fresh13|
-                                           fresh14|fresh15|fresh16|fresh17|fresh18|all]
+    .venv/bin/python bench/apply.py [--set SPLIT|all]   (SPLIT: dev, heldout, fresh ... fresh18: apply_sources.SOURCES)
                                     [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
@@ -48,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from apply_cases import EXTENSIONS, build, omission_cases  # noqa: E402
+from apply_sources import SOURCES  # noqa: E402
 
 from redraft.engine.apply import is_marker, merge  # noqa: E402
 
@@ -142,9 +141,7 @@ def report(rows) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="dev",
-                    choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                             "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
-                             "fresh15", "fresh16", "fresh17", "fresh18", "all"],
+                    choices=sorted({split for split, *_ in SOURCES}, key=lambda s: (len(s), s)) + ["all"],
                     help="fresh, fresh2 ... fresh10: the release suite's later splits (sessions 34-42; fresh2 "
                     "has been a development split since session 36, fresh3 since session 37, fresh6 since "
                     "session 38, fresh7 since session 39, fresh8 since session 40, fresh9 since session 41, "

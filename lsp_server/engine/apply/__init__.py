@@ -296,14 +296,15 @@ def _refuse_copy(orig: list[str], out: list[str], edits, written: list[tuple[int
     are gone from the result: a block the snippet moved, read as new where it now is, kept where it
     was by a marker, and put in place of other lines (svelte-query's overload moved up over another
     one whose first lines are the same: the fragment's last lines fit both)."""
-    left = None
+    left = words = None
     for (s, e, _), (a, b) in zip(sorted(edits, key=lambda x: (x[0], x[1])), written):
         if b - a < COPY:
             continue
         left = left if left is not None else {l.strip() for l in out}
         if all(l.strip() in left for l in orig[s:e] if _TOKEN.search(l)):
             continue
-        twice = _twice_in_a_row(out, a, b)
+        words = words if words is not None else tuple(zip(*_words(out))) or ((), ())   # (once for all edits)
+        twice = _twice_in_a_row(*words, a, b)
         if twice and not any(twice + "\n" + twice in "\n".join(t for _, t in _words(x)) for x in (orig, snip)):
             first, *_, last = twice.splitlines()
             raise MergeRefused(f"the result would have lines `{first}` ... `{last}` twice in a row, and lose lines "
@@ -311,15 +312,14 @@ def _refuse_copy(orig: list[str], out: list[str], edits, written: list[tuple[int
 
 
 def _words(lines: list[str]) -> list[tuple[int, str]]:
+    """(line number, stripped text) of the lines with words."""
     return [(j, l.strip()) for j, l in enumerate(lines) if _TOKEN.search(l)]
 
 
-def _twice_in_a_row(lines: list[str], a: int, b: int, most: int = 400) -> str:
-    """The first run of COPY to `most` lines with words that starts among lines [a, b) and comes
-    again right after itself (blank and wordless lines aside); "" when none."""
-    words = _words(lines)
-    texts = [t for _, t in words]
-    mine = [i for i, (q, _) in enumerate(words) if a <= q < b]
+def _twice_in_a_row(at_line: tuple[int, ...], texts: tuple[str, ...], a: int, b: int, most: int = 400) -> str:
+    """The first run of COPY to `most` lines with words (their line numbers and texts: _words) that
+    starts among lines [a, b) and comes again right after itself; "" when none."""
+    mine = range(bisect.bisect_left(at_line, a), bisect.bisect_left(at_line, b))
     at: dict[str, list[int]] = {}
     for k in range(mine[0], min(len(texts), mine[-1] + most + 1)) if mine else ():
         at.setdefault(texts[k], []).append(k)

@@ -25,13 +25,19 @@ def unshown(line: str, shown: str) -> str | None:
     const fromWeb: (r: Request) => HttpServerRequest = internal.fromWeb`, its CommonJS build's
     `const fromWeb = exports.fromWeb = ...`: other modules import it), when the snippet's text
     `shown` never has it."""
-    m = _EXPORTED.match(line)
-    ident = definition_name(line) or m and (m.group(1) or m.group(2))
+    ident = definition_name(line) or _exported_binding(line)
     return ident if ident and not shows(ident, shown) else None
 
 
-_EXPORTED = re.compile(r"(?:export\s+(?:declare\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)"
-                       r"|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*exports\.\2\b)")
+# a top-level exported binding: ESM's `export const NAME`, CommonJS's `const NAME = exports.NAME` (not
+# places._EXPORTED, which tells whether a definition's header line is exported)
+_BINDING = re.compile(r"(?:export\s+(?:declare\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)"
+                      r"|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*exports\.\2\b)")
+
+
+def _exported_binding(line: str) -> str | None:
+    m = _BINDING.match(line)
+    return m and (m.group(1) or m.group(2))
 
 
 def no_used_dropped(orig: list[str], lines: list[str], a: int, b: int, name: str, kept=None) -> None:
