@@ -228,4 +228,16 @@ SOURCES = [
     ("fresh18", "npm", "@math.gl/core", "4.0.1", "4.1.0"),
     ("fresh18", "npm", "@msgpack/msgpack", "3.0.1", "3.1.0"),
     ("fresh18", "npm", "@internationalized/date", "3.11.0", "3.12.0"),
+    # session 49: a nineteenth held-out split (fresh18 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle, run once at the end of the session's work
+    ("fresh19", "pypi", "qh3", "2.0.4", "2.1.0"),
+    ("fresh19", "pypi", "serpyco-rs", "1.22.0", "1.23.0"),
+    ("fresh19", "pypi", "starlark-go", "1.0.0", "1.0.1"),
+    ("fresh19", "pypi", "piccolo", "1.37.0", "1.38.0"),
+    ("fresh19", "pypi", "falcon", "4.3.1", "4.4.0"),
+    ("fresh19", "npm", "@noble/curves", "2.3.0", "2.4.0"),
+    ("fresh19", "npm", "cheerio", "1.1.2", "1.2.0"),
+    ("fresh19", "npm", "@anthropic-ai/sdk", "1.13.0", "1.14.0"),
+    ("fresh19", "npm", "markdown-it", "15.0.2", "15.0.3"),
+    ("fresh19", "npm", "mathjs", "15.1.1", "15.2.0"),
 ]
