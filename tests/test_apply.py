@@ -142,7 +142,9 @@ def test_markers(line):
 
 
 @pytest.mark.parametrize("line", ["...", "x = f(...)", "# a comment", "print('# ...')", "// see below",
-                                  "    # from starting any matching block at a junk element ..."])
+                                  "    # from starting any matching block at a junk element ...",
+                                  "// @ts-ignore gl-matrix types...", "// eslint-disable-next-line ...",
+                                  "# noqa: E501 ..."])
 def test_not_markers(line):
     assert not is_marker(line)
 

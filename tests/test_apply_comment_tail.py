@@ -37,3 +37,58 @@ def test_the_last_comment_line_shown_keeps_the_comment_above_it(lang):
     r = merge(original, f"{marker}\n{c}\n{changed}", lang)
     assert r.ok, r.reason
     assert r.text == before + gap + doc + changed
+
+
+@pytest.mark.parametrize("lang", sorted(LANGS))
+def test_a_rewritten_first_comment_line_replaces_the_comment_from_its_old_first_line(lang):
+    """peewee's examples/twitter/app.py, css-inline's lib.rs: the snippet's comment above a definition
+    written out whole, its first line edited and its last line dropped; the file's comment's first
+    line (like the snippet's, not the same) was kept above the new comment."""
+    c, marker, body, before, gap = LANGS[lang]
+    old = [" Sorts the names of the plugins -- in place -- the way", " the registry lists them", " (see registry.md)"]
+    new = [" Sorts the names of the plugins in place, the way", " the registry lists them."]
+    original = before + gap + "".join(f"{c}{t}\n" for t in old) + body
+    changed = body.replace("names", "items")
+    r = merge(original, "".join(f"{c}{t}\n" for t in new) + changed, lang)
+    assert r.ok, r.reason
+    assert r.text == before + gap + "".join(f"{c}{t}\n" for t in new) + changed
+
+
+@pytest.mark.parametrize("lang", sorted(LANGS))
+def test_a_definition_shown_alone_as_it_is_drops_the_comment_it_omits(lang):
+    """peewee's app.py, primp's imp/mod.rs (`pub mod firefox;` without its `#[cfg(...)]`): a snippet
+    that is one definition, as the file has it, without the comment (or attributes, decorators)
+    above it.  Read as changing nothing, it was merged to the file as it was; what it changes is
+    the lines above it it leaves out: deleted, and reported."""
+    c, marker, body, before, gap = LANGS[lang]
+    doc = "".join(f"{c}{t}\n" for t in (" Sorts the names of the plugins.", " In place."))
+    r = merge(before + gap + doc + body, body, lang)
+    assert r.ok, r.reason
+    assert r.text == before + gap + body
+    at = len((before + gap).splitlines()) + 1
+    assert [(d.start, d.end) for d in r.deletions] == [(at, at + 1)]
+
+
+@pytest.mark.parametrize("lang", sorted(LANGS))
+def test_a_definition_shown_alone_and_changed_keeps_the_comment_it_omits(lang):
+    """Twin: the same definition changed, without its comment, keeps the comment (a snippet showing
+    a function's new body need not copy its doc comment)."""
+    c, marker, body, before, gap = LANGS[lang]
+    doc = "".join(f"{c}{t}\n" for t in (" Sorts the names of the plugins.", " In place."))
+    changed = body.replace("names", "items")
+    r = merge(before + gap + doc + body, changed, lang)
+    assert r.ok, r.reason
+    assert r.text == before + gap + doc + changed
+
+
+@pytest.mark.parametrize("lang, above, line", [
+    ("rust", '#[cfg(feature = "impersonate")]\n', "pub mod firefox;\n"),
+    ("python", "@functools.cache\n", "def firefox():\n    return FIREFOX\n"),
+])
+def test_a_definition_shown_alone_as_it_is_drops_the_attributes_it_omits(lang, above, line):
+    """primp's imp/mod.rs: `pub mod firefox;` shown alone, its `#[cfg(...)]` gone in the release."""
+    original = f"pub mod chrome;\n\n{above}{line}" if lang == "rust" else f"{above}{line}"
+    r = merge(original, line, lang)
+    assert r.ok, r.reason
+    assert r.text == original.replace(above, "")
+    assert len(r.deletions) == 1

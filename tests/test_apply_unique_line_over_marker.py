@@ -9,8 +9,10 @@ and deleted one; the file's `>>> is_empty(True)`, found once, was left beside a 
 A line of the fragment that the file has once places it more surely than the marker's depth: when
 no candidate in the marker's block holds one and another candidate does, the others are kept
 (anchors._in_marker_block).  The same shape in every language: a list of checks in a function,
-generic `True`/`true,` lines, the marker inside the first function.  (On 9fe1149 every language
-rewrote the first function's lines.)"""
+generic `True`/`true,` lines, the marker inside the first function's list, after its header and the
+list's first line (as Python's docstring's).  (On 9fe1149 every language rewrote the first
+function's lines.)  Right after a definition's header, the marker is that definition's body
+(test_apply_marker_after_header.py)."""
 from __future__ import annotations
 
 import pytest
@@ -87,8 +89,7 @@ def _braces(lang: str) -> tuple[str, str, str]:
     second = [head.format(name="emptyCases"), opening] + items(
         ["isEmpty(0)", yes, f"isEmpty({yes})", yes, "isEmpty('foo')", no, f"isEmpty({null})", yes]) + [closing, end]
     original = "\n".join(first + [""] + second) + "\n"
-    inner = "\t" if lang == "go" else "  "
-    snippet = "\n".join([f"{c} ... existing code ...", first[0], f"{inner}{c} ... existing code ..."] + items(
+    snippet = "\n".join([f"{c} ... existing code ...", first[0], first[1], f"{ind}{c} ... existing code ..."] + items(
         [yes, f"isEmpty({yes})", yes, 'isEmpty("foo")', no, f"isEmpty({null})", yes]) +
         [f"{ind}{c} ... existing code ..."]) + "\n"
     return original, snippet, original.replace("isEmpty('foo')", 'isEmpty("foo")')

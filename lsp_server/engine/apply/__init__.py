@@ -21,7 +21,9 @@ Design:
   the snippet's order), or, when it follows a
   marker at the end of the snippet, at the end of the file.  A definition shown without its
   decorators keeps them (shown from one that is not its first, those above it), but for a Python
-  pytest `parametrize` of arguments its new signature lacks (a deletion, reported).  A Python
+  pytest `parametrize` of arguments its new signature lacks (a deletion, reported); a snippet that
+  is one definition alone, as the file has it, without the comments, attributes or decorators
+  above it, deletes those (it changes nothing else; reported).  A Python
   definition that looks cut short of the original (Python parses
   `if a:` without its `else`) is anchored by lines instead, unless the snippet is that definition
   alone without any marker: written out whole, it replaces the original, and what it leaves out

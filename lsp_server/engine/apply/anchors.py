@@ -34,14 +34,13 @@ from itertools import islice
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unshown
+from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unbound, unshown
 from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
                                          weak_tie)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
                                           definition_name, doubled_edge, doubled_run, ends_as, ends_block,
                                           in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
-                                          reachable, redefined, repeated_head, replaces, runs_in, same, unbound,
-                                          used_dropped)
+                                          reachable, redefined, repeated_head, replaces, runs_in, same, used_dropped)
 from redraft.engine.apply.result import Ambiguous
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
@@ -215,10 +214,13 @@ def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, m
     depth (pydash's predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`,
     ... `True`, the doctests of another function's docstring 60 lines on, one of them changed).  A
     place the fragment would leave as it is does not count: the snippet shows it to say what the
-    marker's block becomes (pydantic-core's tests: a test rewritten like the next one)."""
+    marker's block becomes (pydantic-core's tests: a test rewritten like the next one).  Right after a
+    definition's header, the marker is that definition's body: the fragment stays there (pint's
+    numpy_func.py: a function given the lines of the next one, which has them once)."""
     inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
-    if len(inner) == len(cands):
-        return inner
+    if len(inner) == len(cands) or inner and definition_name(orig[pos - 1]) and \
+            orig[pos - 1].rstrip().endswith((":", "{")) and _indent(orig[pos - 1]) < marker_before:
+        return inner                  # (the marker is the body of the definition shown right before it)
     once = _shown_once(orig, [l.strip() for l in lines], pos)
 
     def holds(c) -> bool:

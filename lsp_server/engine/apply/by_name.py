@@ -6,7 +6,7 @@ import difflib
 import re
 from collections import Counter
 
-from redraft.engine.apply.alike import alike
+from redraft.engine.apply.alike import LIKE, alike
 from redraft.engine.apply.anchors import same as _same, unchanged
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
@@ -127,6 +127,9 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                 tail = o.start - k >= o.comment_start and all(_same(orig[o.start - k + t], d.text[t]) for t in range(k))
                 first = None if tail else next((q for q in range(o.comment_start, o.start)
                                                 if _same(orig[q], d.text[0])), None)
+                if first is None and not tail:    # (its first line rewritten: the line it is an edit of)
+                    first = next((q for q in range(o.comment_start, o.start)
+                                  if alike(orig[q].strip(), d.text[0].strip(), LIKE)), None)
                 start = first if first is not None else max(o.comment_start, o.start - k)
                 while start > o.comment_start and orig[start].lstrip().startswith("*"):
                     start -= 1            # ... and a block comment they cut into whole (` * ...` up to `/**`)
@@ -138,6 +141,8 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
                         orig[o.start:start]:              # (all kept: no edit, none to overlap another's)
                     edits.append((o.start, start, Replacement(fit, "a `parametrize` for arguments the new signature "
                                                                    "lacks")))
+            if whole and len(parsed) == 1 and o.comment_start < start and unchanged(orig[start:o.end + 1], d.text):
+                start = o.comment_start   # (shown as it is, alone: what it changes is the lines above it it omits)
             edits.append((start, o.end + 1, Replacement(d.text, WHOLE_WHY) if whole else d.text))
             continue
         prev = next((m for m in reversed(matches[:i]) if m is not None), None)

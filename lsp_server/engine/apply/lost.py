@@ -1,18 +1,20 @@
 """What a fragment's region may not delete (apply's merge): a definition whose name the snippet
 never shows, one it uses without defining it, GONE lines in a row with nothing like them shown;
-unless the region is anchored at both ends by text found nowhere else.  anchors calls these."""
+unless the region is anchored at both ends by text found nowhere else; a line binding a name the
+lines after the region still use (unbound, a tie-break: regions' docstring).  anchors calls these."""
 from __future__ import annotations
 
 import re
 from contextvars import ContextVar
 
 from redraft.engine.apply.alike import alike, worth
-from redraft.engine.apply.regions import (arrow_name, collapsed, definition_end, definition_name, header_name,
-                                          in_new_definition, matching_blocks, runs_in, used_dropped)
+from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, definition_end, definition_name,
+                                          header_name, in_new_definition, matching_blocks, runs_in, used_dropped)
 from redraft.engine.apply.result import Ambiguous
-from redraft.engine.apply.usage import shows
+from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["GONE", "UNSHOWN", "UNUSED", "guarded", "no_lost_definitions", "no_used_dropped", "unshown"]
+__all__ = ["GONE", "UNSHOWN", "UNUSED", "guarded", "no_lost_definitions", "no_used_dropped", "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -95,3 +97,24 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
                             "show; show them or mark them with `... existing code ...`")
+
+
+_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
+
+
+def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], reach: int = 30) -> bool:
+    """The region [a, b] drops (outside its `kept` lines) a line that binds a name (a typed parameter,
+    an assignment) the fragment never shows, while the lines right after the region, in its block,
+    still use it: the merged file would leave the kept code with an unbound name."""
+    shown, after = "\n".join(lines), []
+    for l in orig[b + 1:b + 1 + reach]:
+        if l.strip() and _indent(l) < _indent(orig[a]):
+            break
+        after.append(l)
+    after_text = "\n".join(after)
+    for i, t in enumerate(orig[a:b + 1]):
+        m = _BOUND.match(t) if i not in kept else None
+        if m and len(m.group(1)) > 2 and m.group(1) not in _NOT_NAMES and not shows(m.group(1), shown) and \
+                uses(m.group(1), after_text):
+            return True
+    return False

@@ -8,6 +8,7 @@ __all__ = ["is_marker"]
 _MARKER_WORDS = ("existing", "rest of", "unchanged", "keep", "remaining", "omitted", "same as", "previous",
                  "other ", "code")
 _CODE = re.compile(r"\w\(|[=;\"'`{}<>]|,\s*$|^[.)\]]")   # a doctest's continuation: `...     schema,`
+_DIRECTIVE = re.compile(r"@|(?:eslint|prettier|istanbul|noqa|pragma|pylint|nolint|type:)")   # `@ts-ignore ...`
 _COMMENT_STRIP = re.compile(r"^(?:#+|//+|/\*+|\*+|<!--|--)|(?:\*+/|-->)$")
 
 
@@ -24,5 +25,7 @@ def is_marker(line: str) -> bool:
         rest = body[3:].strip()       # (`///     ...     SchemaBuilder()`): it says nothing of elided code
         return not (rest and _CODE.search(rest) and not rest.endswith("...") and
                     not any(w in rest for w in _MARKER_WORDS))
-    # prose ending in "..." is common in real comments: then it must be short or say what it stands for
-    return body.endswith("...") and (len(body.split()) <= 3 or any(w in body for w in _MARKER_WORDS))
+    # prose ending in "..." is common in real comments: then it must be short or say what it stands for;
+    # a tool's directive is neither (@math.gl's `// @ts-ignore gl-matrix types...`)
+    return body.endswith("...") and (len(body.split()) <= 3 and not _DIRECTIVE.match(body) or
+                                     any(w in body for w in _MARKER_WORDS))

@@ -25,7 +25,7 @@ called from anchors.anchor once the best candidate is known):
   the fragment defines again (type aliases and functions written as values counted too) win;
 * an unbound name: a region that drops a line binding a name (a typed parameter, an assignment)
   that the fragment never shows, while the lines right after it still use it, gives way to the
-  best candidate that does not;
+  best candidate that does not (lost.unbound);
 * places that fit alike: the one after which the next fragment's first line follows (leads_to);
 * a chance frame: the fragment's last lines hold one line with words, inside a definition it brings
   and the file does not have (at any depth): not a frame that makes a deletion explicit
@@ -53,7 +53,7 @@ from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
 __all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block",
-           "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name", "unbound",
+           "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name",
            "IMPORT_LINE"]
 
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -327,9 +327,10 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int = 0, b: int = 
               reader=header_name) -> list[int]:
     """Definition headers of the file (after `pos`, outside [a, b]) whose name the fragment defines
     too at the same depth, not inside a definition the fragment opens (a class of its own), each name
-    defined once in the file and once in the fragment: the merged file would define it twice (the
-    region kept the old definition and the fragment brings the new one).  `reader`: the name a line
-    defines (header_name, or defined_name to count type aliases and functions written as values)."""
+    defined once in the fragment and once in the block the region is in (the file, for no region):
+    the merged file would define it twice (the region kept the old definition and the fragment brings
+    the new one).  `reader`: the name a line defines (header_name, or defined_name to count type
+    aliases and functions written as values)."""
     shown: Counter[str] = Counter()
     depth: dict[str, int] = {}
     opened: list[int] = []                # depths of the headers the fragment shows
@@ -346,10 +347,17 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int = 0, b: int = 
     at: dict[str, list[int]] = {}
     for j, l in enumerate(orig):
         n = reader(l)
-        if n in shown:
+        if n in shown and (b < a or _enclosing(orig, a, depth[n], j)):
             at.setdefault(n, []).append(j)
     return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
                   not a <= js[0] <= b and _indent(orig[js[0]]) == depth[n])
+
+
+def _enclosing(orig: list[str], a: int, depth: int, j: int) -> bool:
+    """Line j is in the definition's block, as deep as `depth`, that line a is in (a method of another
+    class or impl aside); any line when that block is not a definition's (a call's: `test(..., () => {`)."""
+    lo = next((i for i in range(a - 1, -1, -1) if orig[i].strip() and _indent(orig[i]) < depth), -1)
+    return lo < j < block_end(orig, lo, depth) if depth and lo >= 0 and definition_name(orig[lo]) else True
 
 
 def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> list[int]:
@@ -386,27 +394,6 @@ def repeated_head(orig: list[str], lines: list[str], a: int, b: int, frame: int)
 
 
 # a typed parameter, an assignment: not usage._PARAM, which also reads a block's `try:` / `else:` as one
-_BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
-
-
-def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], reach: int = 30) -> bool:
-    """The region [a, b] drops (outside its `kept` lines) a line that binds a name (a typed parameter,
-    an assignment) the fragment never shows, while the lines right after the region, in its block,
-    still use it: the merged file would leave the kept code with an unbound name."""
-    shown, after = "\n".join(lines), []
-    for l in orig[b + 1:b + 1 + reach]:
-        if l.strip() and _indent(l) < _indent(orig[a]):
-            break
-        after.append(l)
-    after_text = "\n".join(after)
-    for i, t in enumerate(orig[a:b + 1]):
-        m = _BOUND.match(t) if i not in kept else None
-        if m and len(m.group(1)) > 2 and m.group(1) not in _NOT_NAMES and not shows(m.group(1), shown) and \
-                uses(m.group(1), after_text):
-            return True
-    return False
-
-
 def reads_as_code(ident: str, line: str) -> bool:
     """The header line reads as code, not prose ("function is to ..." in a docstring): its name is
     followed by a parameter list, type parameters, a body, a type, or Go's `struct`/`interface`."""
