@@ -379,7 +379,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         later = [c for c in every if c[1] == j and c[2] == cands[0][2] and not used_dropped(orig, lines, j, c[2])]
         cands = later or cands        # the fragment's first lines again inside: the later copy, deleting less
     if len(cands) == 1 and len(every) > 1 and _unbound(orig, lines, cands[0]):
-        kept = [c for c in every if c != cands[0] and not _unbound(orig, lines, c)]
+        kept = [c for c in every if c != cands[0] and not _unbound(orig, lines, c) and   # (nor one defining a
+                not redefined(orig, lines, pos, c[1], c[2], definition_name)]               # name twice)
         try:
             cands = _best(orig, lines, kept, name, pos) if kept else cands
         except Ambiguous:             # (the others drop what the snippet does not show)
