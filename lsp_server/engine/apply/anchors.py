@@ -282,7 +282,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     marker right before the fragment when it follows another fragment, else None; `marker_after`:
     the indentation of the marker right after it, None if none.  A fragment whose last line is new
     and that is followed by a less indented marker runs to the end of its block (its first line
-    unique, the lines it drops replaced by like ones).  `at_start` (no
+    unique, the lines it drops replaced by like ones); so does one that opens at a header as deep as
+    the marker after it and ends with new lines in the header's body (a test's new last line).
+    `at_start` (no
     marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
     start / end where the file does, if that replaces about as many lines as it brings.  `avoid`:
     [start, end) ranges that later fragments replace by name (candidates overlapping them lose).
@@ -332,6 +334,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             if len(inner) != 1:
                 raise Ambiguous(f"{name}: matches more than one place in the file")
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
+        if not cands and len(heads) == 1 and marker_after is not None and lines[0].rstrip().endswith((":", "{")) \
+                and _indent(lines[0]) == base == marker_after < _indent(lines[-1]):
+            cands, edge = [_to_block_end(orig, lines, heads[0], base + 1)], "block"   # new lines end its body
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
             led = led_here(orig, lines, cands, FRAME) if tails is not None and not at_start else None

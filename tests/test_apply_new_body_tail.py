@@ -1,0 +1,50 @@
+"""Issue 43: new lines at the end of a function's body, right before a top-level marker.  The shape,
+from a real release (pydash's tests/test_predicates.py, ten cases): `@parametrize(` and a deeper
+marker (the decorator's arguments), then `def test_gt(case, expected):`, its one line and a new
+`assert`, then `# ... existing code ...` at the top level.  The fragment's last line is new and the
+marker after it is no less indented than the fragment, so no rule placed its end: refused ("its
+last line is not in the file").  A fragment that opens at a header as deep as the marker after it
+and ends with new lines inside that header's body ends where the body does.  Python only: in the
+languages with braces the snippet shows the body's closing `}`, a line of the file."""
+from __future__ import annotations
+
+from redraft.engine.apply import merge
+
+ORIGINAL = '''import pytest
+
+
+@parametrize(
+    "case,expected",
+    [((1, 2), False), ((2, 1), True)],
+)
+def test_gt(case, expected):
+    assert _.gt(*case) == expected
+
+
+@parametrize(
+    "case,expected",
+    [((1, 2), True)],
+)
+def test_lt(case, expected):
+    assert _.lt(*case) == expected
+'''
+NEW = "    assert _.gt_cmp(case[1])(case[0]) == expected\n"
+
+
+def _snippet(body: list[str]) -> str:
+    return "\n".join(["# ... existing code ...", "@parametrize(", "    # ... existing code ...",
+                      "def test_gt(case, expected):", *body, NEW.rstrip("\n"), "# ... existing code ..."]) + "\n"
+
+
+def test_new_last_lines_of_a_body_before_a_top_level_marker():
+    r = merge(ORIGINAL, _snippet(["    assert _.gt(*case) == expected"]), "python")
+    assert r.ok, r.reason
+    assert r.text == ORIGINAL.replace("    assert _.gt(*case) == expected\n",
+                                      "    assert _.gt(*case) == expected\n" + NEW)
+
+
+def test_a_body_line_left_out_before_them_is_replaced():
+    """The header, then only the new line: the body's old line, neither shown nor marked, is gone."""
+    r = merge(ORIGINAL, _snippet([]), "python")
+    assert r.ok, r.reason
+    assert r.text == ORIGINAL.replace("    assert _.gt(*case) == expected\n", NEW)
