@@ -16,23 +16,16 @@ from redraft.engine.apply import merge
 
 # per language: (class opening, class closing, method header {name}, the old method's body, the new
 # one's, the next method's body, method indentation)
+_OLD_JS = ["this.stack.pop();", "this.occurrences.pop();", "",
+           "if (this.stack.length === 0 && this.atEnd() === false) {", "  const token = this.peek(1);",
+           "  const msg = this.provider.buildMessage({", "    firstToken: token,",
+           "    ruleName: this.currentName(),", "  });", "  this.save(new ParseError(msg, token));", "}"]
+_NEW_JS = ["this.stackIdx--;", "this.occurrenceIdx--;", "", "// back to the parent rule's name",
+           "if (this.stackIdx >= 0) {", "  this.current = this.stack[this.stackIdx];", "}"]
+_NEXT_JS = ["const ruleName = this.names[0];", "this.invoke(ruleName);"]
 LANGS = {
-    "typescript": ("class Parser {", "}", "{name}(): void {{",
-                   ["this.stack.pop();", "this.occurrences.pop();", "",
-                    "if (this.stack.length === 0 && this.atEnd() === false) {", "  const token = this.peek(1);",
-                    "  const msg = this.provider.buildMessage({", "    firstToken: token,",
-                    "    ruleName: this.currentName(),", "  });", "  this.save(new ParseError(msg, token));", "}"],
-                   ["this.stackIdx--;", "this.occurrenceIdx--;", "", "// back to the parent rule's name",
-                    "if (this.stackIdx >= 0) {", "  this.current = this.stack[this.stackIdx];", "}"],
-                   ["const ruleName = this.names[0];", "this.invoke(ruleName);"], "  "),
-    "javascript": ("class Parser {", "}", "{name}() {{",
-                   ["this.stack.pop();", "this.occurrences.pop();", "",
-                    "if (this.stack.length === 0 && this.atEnd() === false) {", "  const token = this.peek(1);",
-                    "  const msg = this.provider.buildMessage({", "    firstToken: token,",
-                    "    ruleName: this.currentName(),", "  });", "  this.save(new ParseError(msg, token));", "}"],
-                   ["this.stackIdx--;", "this.occurrenceIdx--;", "", "// back to the parent rule's name",
-                    "if (this.stackIdx >= 0) {", "  this.current = this.stack[this.stackIdx];", "}"],
-                   ["const ruleName = this.names[0];", "this.invoke(ruleName);"], "  "),
+    "typescript": ("class Parser {", "}", "{name}(): void {{", _OLD_JS, _NEW_JS, _NEXT_JS, "  "),
+    "javascript": ("class Parser {", "}", "{name}() {{", _OLD_JS, _NEW_JS, _NEXT_JS, "  "),
     "rust": ("impl Parser {", "}", "fn {name}(&mut self) {{",
              ["self.stack.pop();", "self.occurrences.pop();", "", "if self.stack.is_empty() && !self.at_end() {",
               "    let token = self.peek(1);", "    let msg = self.provider.build_message(Message {",

@@ -28,6 +28,7 @@ between regions sharing one anchor, the longer; otherwise the merge refuses: it 
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import islice
 
@@ -42,10 +43,12 @@ from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_
                                           in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
                                           reachable, redefined, repeated_head, replaces, runs_in, same, used_dropped)
 from redraft.engine.apply.result import Ambiguous
+from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
+_KEY = re.compile(r"""['"]?([A-Za-z_$][\w$]*)['"]?\s*:\s*[{\[]$""")   # an object's key opening one (stripped)
 SLACK = 200                       # a region at most this much longer than twice the fragment
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
 CAP = 3                           # a run counts up to this many lines at each end
@@ -132,8 +135,12 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
 
 
 def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
+    """The region drops a definition, or an object's key opening a nested object (`C: {`), whose
+    name the fragment never shows (mathjs's units: `Ah: {` is a unit added after `C: {`, not `C`
+    rewritten)."""
     shown = "\n".join(want)
-    return any(i not in kept and unshown(t, shown) for i, t in enumerate(region))
+    return any(i not in kept and (unshown(t, shown) or (m := _KEY.match(t)) and not shows(m.group(1), shown))
+               for i, t in enumerate(region))
 
 
 def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
