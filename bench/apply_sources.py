@@ -241,4 +241,16 @@ SOURCES = [
     ("fresh19", "npm", "@anthropic-ai/sdk", "1.13.0", "1.14.0"),
     ("fresh19", "npm", "markdown-it", "15.0.2", "15.0.3"),
     ("fresh19", "npm", "mathjs", "15.1.1", "15.2.0"),
+    # session 49: a twentieth held-out split (fresh19 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle, run once at the end of the session's work
+    ("fresh20", "pypi", "rnet", "3.0.0rc20", "3.0.0rc21"),
+    ("fresh20", "pypi", "psqlpy", "0.11.12", "0.12.1"),
+    ("fresh20", "pypi", "hishel", "1.3.1", "1.4.0"),
+    ("fresh20", "pypi", "niquests", "3.21.1", "3.21.2"),
+    ("fresh20", "pypi", "inline-snapshot", "0.36.0", "0.36.1"),
+    ("fresh20", "npm", "@mistralai/mistralai", "2.6.1", "2.6.2"),
+    ("fresh20", "npm", "ioredis", "5.11.1", "6.0.0"),
+    ("fresh20", "npm", "mqtt", "5.15.2", "5.16.0"),
+    ("fresh20", "npm", "@noble/ciphers", "2.3.0", "2.4.0"),
+    ("fresh20", "npm", "dompurify", "3.4.18", "3.5.0"),
 ]
