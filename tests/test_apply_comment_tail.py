@@ -92,3 +92,21 @@ def test_a_definition_shown_alone_as_it_is_drops_the_attributes_it_omits(lang, a
     assert r.ok, r.reason
     assert r.text == original.replace(above, "")
     assert len(r.deletions) == 1
+
+
+def test_the_comment_starts_where_its_next_lines_follow_too():
+    """rnet's http2.rs: a snippet shows `///`, `/// [Section 5.1.1]: ...`, the struct's attributes
+    (one of them edited) and the struct; the file's doc comment has `///` twice.  The comment's
+    last lines did not match as the file has them (the attribute was edited), so the first `///` of
+    the file's comment was taken for where the snippet's starts: the six lines between were
+    deleted.  Of the places of its first line, the one its next lines follow is taken."""
+    doc = ["/// A stream identifier, as described in [Section 5.1.1].", "///",
+           "/// Streams are identified with an unsigned 31-bit integer; those", "/// a client opens are odd.",
+           "///", "/// [Section 5.1.1]: https://example.org/rfc7540#section-5.1.1"]
+    before = "fn before() -> i32 {\n    1\n}\n\n"
+    original = before + "\n".join(doc + ["#[derive(Clone)]", "#[pyclass(frozen)]", "pub struct StreamId(u32);"]) + "\n"
+    snippet = "\n".join(["// ... existing code ...", *doc[-2:], "#[derive(Clone)]",
+                         "#[pyclass(frozen, from_py_object)]", "pub struct StreamId(u32);"]) + "\n"
+    r = merge(original, snippet, "rust")
+    assert r.ok, r.reason
+    assert r.text == original.replace("#[pyclass(frozen)]", "#[pyclass(frozen, from_py_object)]")

@@ -125,8 +125,8 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
             if d.has_comment:
                 k = d.start - d.comment_start     # the comment's last lines as the file has them: only those
                 tail = o.start - k >= o.comment_start and all(_same(orig[o.start - k + t], d.text[t]) for t in range(k))
-                first = None if tail else next((q for q in range(o.comment_start, o.start)
-                                                if _same(orig[q], d.text[0])), None)
+                first = None if tail else max((q for q in range(o.comment_start, o.start) if _same(orig[q], d.text[0])),
+                                              key=lambda q: (_agreeing(orig, q, o.start, d.text), -q), default=None)
                 if first is None and not tail:    # (its first line rewritten: the line it is an edit of)
                     first = next((q for q in range(o.comment_start, o.start)
                                   if alike(orig[q].strip(), d.text[0].strip(), LIKE)), None)
@@ -328,6 +328,15 @@ def _header_line(orig: list[str], o: Def, d: Def) -> int | None:
     head = d.text[d.start - d.comment_start]
     stop = o.members[0].comment_start if o.members else o.end
     return next((j for j in range(o.start, max(stop, o.start + 1)) if _same(orig[j], head)), None)
+
+
+def _agreeing(orig: list[str], q: int, stop: int, text: list[str]) -> int:
+    """How many of the snippet's comment lines `text` the file's lines from q (before `stop`) are, in a
+    row: of several places of its first line (`///`), the one its next lines follow (rnet's http2.rs)."""
+    n = 0
+    while q + n < stop and n < len(text) and _same(orig[q + n], text[n]):
+        n += 1
+    return n
 
 
 _NOT_YET = ("@", ")", "]", "}", "//", "/*", "*")   # decorators' lines, comments: not the definition's own
