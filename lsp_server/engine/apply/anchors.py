@@ -225,7 +225,7 @@ def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, m
     definition's header, the marker is that definition's body: the fragment stays there (pint's
     numpy_func.py: a function given the lines of the next one, which has them once)."""
     inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
-    if len(inner) == len(cands) or inner and definition_name(orig[pos - 1]) and \
+    if len(inner) == len(cands) or inner and pos > 0 and definition_name(orig[pos - 1]) and \
             orig[pos - 1].rstrip().endswith((":", "{")) and _indent(orig[pos - 1]) < marker_before:
         return inner                  # (the marker is the body of the definition shown right before it)
     once = _shown_once(orig, [l.strip() for l in lines], pos)
