@@ -13,75 +13,32 @@ import pytest
 
 from redraft.engine.apply import merge
 
-PYTHON = ('''def first_func(name):
-    # stop early without numpy
-    if np is None:
-        return
+def _case(header1: str, header2: str, guard: list[str], old: str, lookup: list[str], absent: list[str],
+          register: str, body1: list[str], body2: list[str], ind: str, python: bool = False) -> tuple[str, ...]:
+    c, closing, gap = ("#", [], ["", ""]) if python else ("//", [f"{ind}}});", "}"], [""])
 
-    func = getattr(np, name)
+    def fn(header, middle, body):
+        return [header, f"{ind}{c} stop early without numpy"] + guard + [""] + middle + ["", register] + body + closing
+    first = fn(header1, [old], body1)
+    second = fn(header2, lookup + [""] + absent, body2)
+    original = "\n".join(first + gap + second) + "\n"
+    snippet = "\n".join([f"{c} ... existing code ...", header1, f"{ind}{c} ... existing code ..."] + guard + lookup +
+                        [""] + absent + ["", register, f"{ind}{c} ... existing code ...", f"{c} ... existing code ..."])
+    old_lines, new_lines = "\n".join(guard + ["", old]) + "\n", "\n".join(guard + lookup + [""] + absent) + "\n"
+    return original, snippet + "\n", old_lines, new_lines
 
-    @implements(name)
-    def implementation(a, b):
-        return func(a, b)
 
-
-def second_func(name, wrap):
-    # stop early without numpy
-    if np is None:
-        return
-
-    if "." not in name:
-        func = getattr(np, name, None)
-    else:
-        func = lookup(np, name)
-
-    if func is None:
-        return
-
-    @implements(name)
-    def implementation(*args):
-        return wrap(func(*args))
-''', '''# ... existing code ...
-def first_func(name):
-    # ... existing code ...
-    if np is None:
-        return
-    if "." not in name:
-        func = getattr(np, name, None)
-    else:
-        func = lookup(np, name)
-
-    if func is None:
-        return
-
-    @implements(name)
-    # ... existing code ...
-# ... existing code ...
-''', "    if np is None:\n        return\n\n    func = getattr(np, name)\n",
-    '''    if np is None:
-        return
-    if "." not in name:
-        func = getattr(np, name, None)
-    else:
-        func = lookup(np, name)
-
-    if func is None:
-        return
-''')
+PYTHON = _case("def first_func(name):", "def second_func(name, wrap):", ["    if np is None:", "        return"],
+               "    func = getattr(np, name)",
+               ['    if "." not in name:', "        func = getattr(np, name, None)", "    else:",
+                "        func = lookup(np, name)"], ["    if func is None:", "        return"], "    @implements(name)",
+               ["    def implementation(a, b):", "        return func(a, b)"],
+               ["    def implementation(*args):", "        return wrap(func(*args))"], "    ", python=True)
 
 
 def _braces(header1: str, header2: str, guard: list[str], old: str, lookup: list[str], absent: list[str],
-            register: str, body1: str, body2: str, ind: str) -> tuple[str, str, str, str]:
-    def fn(header, middle, body):
-        return [header, f"{ind}// stop early without numpy"] + guard + [""] + middle + ["", register, body,
-                                                                                    f"{ind}}});", "}"]
-    first = fn(header1, [old], body1)
-    second = fn(header2, lookup + [""] + absent, body2)
-    original = "\n".join(first + [""] + second) + "\n"
-    snippet = "\n".join(["// ... existing code ...", header1, f"{ind}// ... existing code ..."] + guard + lookup +
-                        [""] + absent + ["", register, f"{ind}// ... existing code ...", "// ... existing code ..."])
-    old_lines, new_lines = "\n".join(guard + ["", old]) + "\n", "\n".join(guard + lookup + [""] + absent) + "\n"
-    return original, snippet + "\n", old_lines, new_lines
+            register: str, body1: str, body2: str, ind: str) -> tuple[str, ...]:
+    return _case(header1, header2, guard, old, lookup, absent, register, [body1], [body2], ind)
 
 
 JS_GUARD = ["  if (np === null) {", "    return;", "  }"]

@@ -324,7 +324,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             cands = likest_block(orig, cands, lines[0], *then)   # (a header in several classes)
     else:
         if len(heads) > MAX_HEADS and (k := next((i for i, l in enumerate(lines) if _WORD.search(l)), 0)):
-            heads = [h for h in heads if h + k < len(orig) and all(same(orig[h + i], lines[i]) for i in range(k + 1))]
+            heads = [h for h in heads if h + k < len(orig) and
+                     all(same(orig[h + i], lines[i]) for i in range(1, k + 1))]
         if len(heads) > MAX_HEADS:    # (a first line without words, `}`, everywhere in a bundle: those
             raise Ambiguous(f"{name}: matches more than one place in the file")   # its next lines follow)
         base = min(_indent(l) for l in lines if l.strip())

@@ -204,8 +204,9 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     held = [i for i, l in enumerate(orig) if l.strip() == first]     # nearer place would double it
     if len(held) == 1 and best[1] <= held[0] < near[1]:
         return None
-    names = Counter(map(definition_name, orig))          # (a definition rewritten: one the file has once)
-    return None if any(names[n] == 1 for n in map(definition_name, orig[best[1]:near[1]]) if n) else near
+    between = {n for n in map(definition_name, orig[best[1]:near[1]]) if n}   # (a definition rewritten: one
+    names = Counter(n for n in map(definition_name, orig) if n in between) if between else Counter()   # the
+    return None if any(names[n] == 1 for n in between) else near                  # file has once)
 
 
 def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | None:

@@ -345,19 +345,21 @@ def redefined(orig: list[str], lines: list[str], pos: int, a: int = 0, b: int = 
     if not shown:
         return []
     at: dict[str, list[int]] = {}
+    blocks = {d: _enclosing(orig, a, d) for d in set(depth.values())} if b >= a else {}
     for j, l in enumerate(orig):
         n = reader(l)
-        if n in shown and (b < a or _enclosing(orig, a, depth[n], j)):
+        if n in shown and (not blocks or blocks[depth[n]][0] < j < blocks[depth[n]][1]):
             at.setdefault(n, []).append(j)
     return sorted(js[0] for n, js in at.items() if shown[n] == 1 and len(js) == 1 and pos <= js[0] and
                   not a <= js[0] <= b and _indent(orig[js[0]]) == depth[n])
 
 
-def _enclosing(orig: list[str], a: int, depth: int, j: int) -> bool:
-    """Line j is in the definition's block, as deep as `depth`, that line a is in (a method of another
-    class or impl aside); any line when that block is not a definition's (a call's: `test(..., () => {`)."""
+def _enclosing(orig: list[str], a: int, depth: int) -> tuple[int, int]:
+    """(header, end) around the definition's block, as deep as `depth`, that line a is in: the lines
+    strictly between are that class's or impl's (another one's methods aside); the whole file when
+    that block is not a definition's (a call's: `test(..., () => {`)."""
     lo = next((i for i in range(a - 1, -1, -1) if orig[i].strip() and _indent(orig[i]) < depth), -1)
-    return lo < j < block_end(orig, lo, depth) if depth and lo >= 0 and definition_name(orig[lo]) else True
+    return (lo, block_end(orig, lo, depth)) if depth and lo >= 0 and definition_name(orig[lo]) else (-1, len(orig))
 
 
 def doubled_run(orig: list[str], lines: list[str], pos: int, a: int, b: int) -> list[int]:
