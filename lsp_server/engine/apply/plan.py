@@ -106,7 +106,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                 lines = [l for d in unplaced for l in sep + d.text]
                 fe = [(len(orig), len(orig), lines if orig else lines[len(sep):])]
             elif view:
-                fe = fe + _unshown_between(orig, f.lines, parsed, fe)
+                fe = _unshown_between(orig, f.lines, parsed, fe)
             edits.extend(fe)
             pos = max([pos] + [e for _, e, _ in fe])
             continue
@@ -179,8 +179,8 @@ def _moved_imports(orig: list[str], lines: list[str], a: int, b: int, pos: int) 
 
     def moved(i: int) -> bool:
         t = orig[i].strip()
-        if shown[t] <= region[t] or not _is_import(orig, i):
-            return False
+        if shown[t] <= region[t] or not _is_import(orig, i) or t.endswith(("{", "(")):
+            return False              # (not the first line of an import that goes on: `import {`)
         region[t] += 1
         return True
     while a - 1 >= pos and moved(a - 1):
@@ -341,13 +341,15 @@ def _doubles(orig: list[str], before: list[str], after: list[str], pos: int, a: 
 
 
 def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -> list[tuple[int, int, list[str]]]:
-    """Edits deleting the file's lines between two consecutive shown parts of a fragment of whole
-    definitions (a definition, or a line of the file outside them) that the fragment does not
-    show: with no marker between them, they are gone (replaced by the snippet's blank lines
-    there).  None when the parts are not each found once, in order (a class, a new definition)."""
-    if any(d.members for d in parsed) or len(fe) != len(parsed) or any(s == e for s, e, _ in fe):
-        return []
-    parts = [(d.comment_start, d.end, s, e - 1) for d, (s, e, _) in zip(parsed, fe)]   # fragment, file
+    """The edits `fe` of a fragment of whole definitions, and edits deleting the file's lines between
+    two consecutive shown parts of it (a definition, or a line of the file outside them) that the
+    fragment does not show: with no marker between them, they are gone (replaced by the snippet's
+    lines there: blank ones, or a new definition, whose insertion they then make: rnet's `pub mod
+    nogil;` in place of `pub mod future;` among the other `pub mod` lines).  Only `fe` when the
+    parts are not each found once, in order (a class)."""
+    if any(d.members for d in parsed) or len(fe) != len(parsed) or all(s == e for s, e, _ in fe):
+        return fe
+    parts = [(d.comment_start, d.end, s, e - 1) for d, (s, e, _) in zip(parsed, fe) if s < e]   # fragment, file
     covered = {j for d in parsed for j in range(d.comment_start, d.end + 1)}
     loose = [j for j, l in enumerate(lines) if l.strip() and j not in covered]
     for j in loose:                   # a line of the file: between the parts around it, nearest the one before
@@ -357,18 +359,21 @@ def _unshown_between(orig: list[str], lines: list[str], parsed: list[Def], fe) -
         hi = after[2] if after else len(orig)
         at = [q for q in range(lo, hi) if _same(orig[q], lines[j])]
         if not at or before is None and len(at) > 1:
-            return []
+            return fe
         parts.append((j, j, at[0], at[0]))
         parts.sort()
     out = []
     for (_, f1, _, o1), (f2, _, o2, _) in zip(parts, parts[1:]):
         if o2 <= o1:
-            return []                 # out of order: not this rule's
+            return fe                 # out of order: not this rule's
         if any(orig[q].strip() for q in range(o1 + 1, o2)):
             out.append((o1 + 1, o2, lines[f1 + 1:f2]))
-    if out:                           # the file's shown lines as edits of their own: the fragment's edges
-        out += [(o, o + 1, [lines[j]]) for j, _, o, _ in parts if j not in covered]
-    return out
+    if not out:
+        return fe
+    if any(s == e and not any(a <= s <= b for a, b, _ in out) for s, e, _ in fe):
+        return fe                     # (a new definition outside the lines deleted: not this rule's)
+    out += [(o, o + 1, [lines[j]]) for j, _, o, _ in parts if j not in covered]   # the fragment's edges
+    return [e for e in fe if e[0] < e[1]] + out
 
 
 def _drops_only(region: list[str], lines: list[str]) -> bool:
