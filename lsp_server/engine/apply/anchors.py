@@ -24,7 +24,9 @@ than the marker is looked for first in the block the previous fragment ended in 
 The best candidate wins when it is the only best (a one-line fragment: the first place after the
 previous fragment, unless places.likest_block tells them apart); the innermost block around the
 marker breaks ties (not for one whose first and last lines have no word: places.braces_tied), then,
-between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.
+between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.  Nor
+when the tie-break took a region that deletes lines a tied one keeps, and deletes none that one keeps
+(_deletes_more: then the reading the snippet means is a guess).
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from collections import Counter
 from itertools import islice
 
 from redraft.engine.apply import heaviest
-from redraft.engine.apply.alike import replaced, worth as _worth
+from redraft.engine.apply.alike import LIKE, alike, replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unbound, unshown
 from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
@@ -236,6 +238,27 @@ def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, m
     return inner if any(map(holds, inner)) or not outside else cands
 
 
+def _deleted(orig: list[str], want: list[str], c) -> set[int]:
+    """The region's lines with words that the fragment neither keeps nor rewrites (no like line)."""
+    kept = heaviest.kept(orig, want, c[1], c[2])
+    new = [w for w in want if _WORD.search(w)]
+    return {c[1] + i for i, t in enumerate(orig[c[1]:c[2] + 1])
+            if i not in kept and _WORD.search(t) and not any(alike(t.strip(), w, LIKE) for w in new)}
+
+
+def _deletes_more(orig: list[str], lines: list[str], best, tied: list):
+    """Of candidates tied on score, one that deletes only lines `best` deletes too, and fewer: a
+    tie-break (the marker's block, the longer region) then chose the reading that deletes more."""
+    want = [l.strip() for l in lines]
+    mine = _deleted(orig, want, best)
+    if not mine:
+        return None
+    for c in tied:
+        if c[1:3] != best[1:3] and _deleted(orig, want, c) < mine:
+            return c[1], c[2]
+    return None
+
+
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
     b = block_end(orig, a, base) - 1
     while b > a and not orig[b].strip():
@@ -402,9 +425,11 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             pass
     if why := braces_tied(orig, lines, cands):
         raise Ambiguous(f"{name}: {why}")
+    tied = list(cands) if len(cands) > 1 else []
     cands = innermost(orig, cands, pos, marker_before, lambda c: c[1])
     taking = redefined(orig, lines, pos, reader=defined_name) if len(cands) > 1 else []
     if taking:                        # tied: those that take in what the fragment defines again
+        tied = []                     # (the old definition deleted: the reading that does it is meant)
         taking = [c for c in every if all(c[1] <= j <= c[2] for j in taking)]
         cands = _best(orig, lines, taking, name, pos) if taking else cands
     texts = [l.strip() for l in lines]
@@ -419,6 +444,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:
         raise Ambiguous(f"{name}: matches more than one place in the file")
+    if tied and (other := _deletes_more(orig, lines, cands[0], tied)):
+        raise Ambiguous(f"{name}: fits as well at lines {other[0] + 1}-{other[1] + 1}, which deletes fewer lines; "
+                        "show more lines around it")
     a, b = cands[0][1], cands[0][2]
     if dropping:
         tails.append(TAIL_WHY)
