@@ -81,6 +81,7 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
     unused, spans = UNUSED.get(), set()
     for i in range(b - a + 1):
         ident = unshown(orig[a + i], shown) if i not in kept else None
+        ident = None if ident and _in_string(orig, a + i) else ident
         if ident in unused and any(shows(ident, l) and ident not in (header_name(l), arrow_name(l))  # (used
                                    for l in orig[:a] + orig[b + 1:]):   # elsewhere, not defined again: the
             spans.update(range(i, definition_end(orig, a + i) - a + 1))       # deletion the snippet means)
@@ -97,6 +98,19 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
                             "show; show them or mark them with `... existing code ...`")
+
+
+_TRIPLE = re.compile(r"\"\"\"|\'\'\'")
+
+
+def _in_string(orig: list[str], i: int) -> bool:
+    """Line i is inside a triple-quoted string: a docstring's example (rnet's blocking.py, `def
+    main():` in a method's docstring) defines nothing."""
+    opened = None
+    for line in orig[:i]:
+        for m in _TRIPLE.finditer(line):
+            opened = m.group() if opened is None else None if m.group() == opened else opened
+    return opened is not None
 
 
 _BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
