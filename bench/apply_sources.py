@@ -255,4 +255,16 @@ SOURCES = [
     ("fresh20", "npm", "mqtt", "5.15.2", "5.16.0"),
     ("fresh20", "npm", "@noble/ciphers", "2.3.0", "2.4.0"),
     ("fresh20", "npm", "dompurify", "3.4.18", "3.5.0"),
+    # session 50: a twenty-first held-out split (fresh20 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle, run once at the end of the session's work
+    ("fresh21", "pypi", "polyfactory", "3.3.0", "3.4.0"),
+    ("fresh21", "pypi", "sqlspec", "0.68.0", "0.69.0"),
+    ("fresh21", "pypi", "rensa", "0.4.0", "0.4.1"),
+    ("fresh21", "pypi", "hifitime", "4.3.0", "4.3.1"),
+    ("fresh21", "pypi", "cashews", "7.4.4", "7.5.0"),
+    ("fresh21", "npm", "cohere-ai", "8.0.1", "8.1.0"),
+    ("fresh21", "npm", "@tanstack/db", "0.15.1", "0.15.2"),
+    ("fresh21", "npm", "@tanstack/pacer", "0.21.1", "0.22.0"),
+    ("fresh21", "npm", "es-toolkit", "1.53.0", "1.53.1"),
+    ("fresh21", "npm", "unstorage", "1.17.5", "1.17.6"),
 ]
