@@ -267,4 +267,16 @@ SOURCES = [
     ("fresh21", "npm", "@tanstack/pacer", "0.21.1", "0.22.0"),
     ("fresh21", "npm", "es-toolkit", "1.53.0", "1.53.1"),
     ("fresh21", "npm", "unstorage", "1.17.5", "1.17.6"),
+    # session 50: a twenty-second held-out split (fresh21 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle, run once at the end of the session's work
+    ("fresh22", "pypi", "mosec", "0.9.7", "0.9.8"),
+    ("fresh22", "pypi", "taskiq", "0.9.1", "0.9.2"),
+    ("fresh22", "pypi", "svcs", "26.1.0", "26.2.0"),
+    ("fresh22", "pypi", "outlines-core", "0.2.13", "0.2.14"),
+    ("fresh22", "pypi", "tach", "0.35.0", "0.35.1"),
+    ("fresh22", "npm", "ky", "2.0.2", "2.1.0"),
+    ("fresh22", "npm", "ox", "1.8.1", "1.8.3"),
+    ("fresh22", "npm", "@noble/post-quantum", "0.7.0", "0.7.1"),
+    ("fresh22", "npm", "protobufjs", "8.8.0", "8.8.1"),
+    ("fresh22", "npm", "@tanstack/ai", "0.55.0", "0.58.0"),
 ]
