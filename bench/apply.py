@@ -1,6 +1,6 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set SPLIT|all]   (SPLIT: dev, heldout, fresh ... fresh20: apply_sources.SOURCES)
+    .venv/bin/python bench/apply.py [--set SPLIT|all]   (SPLIT: dev, heldout, fresh ... fresh22: apply_sources.SOURCES)
                                     [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]
@@ -148,8 +148,9 @@ def main(argv=None) -> int:
                     "fresh10, fresh11 and fresh12 since session 46, each opened after its runs as a held-out "
                     "split, fresh13 and fresh14 since session 47, fresh15 and fresh16 since session 48, fresh16 "
                     "opened after its one run; fresh17 (session 48) is a development split, opened at once; "
-                    "fresh18 (session 48's last), fresh19 and fresh20 since session 49, each opened after "
-                    "its one run as held-out; the release + omission held-out split, "
+                    "fresh18 (session 48's last), fresh19 and fresh20 since session 49, fresh21 and fresh22 "
+                    "since session 50, each opened after its one run as held-out; the release + omission "
+                    "held-out split, "
                     "heldout, the one never opened); all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")

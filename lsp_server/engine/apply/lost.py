@@ -100,7 +100,7 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
                             "show; show them or mark them with `... existing code ...`")
 
 
-_TRIPLE = re.compile(r"\"\"\"|\'\'\'")
+_TRIPLE = re.compile('"""' + "|'''")   # a triple quote, either kind
 
 
 def _in_string(orig: list[str], i: int) -> bool:
