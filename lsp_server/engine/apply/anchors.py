@@ -187,7 +187,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
     candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
-    to the file's end: plan._at_file_end)."""
+    to the file's end: plan._at_file_end).  Not framed by lines with words, the one best may not drop
+    a definition the snippet never names for one of a new name (_named_anew)."""
     want = [l.strip() for l in lines]
     words = [j for j, l in enumerate(lines) if _WORD.search(l)]
     new = end is None and words[-1:] >= [len(lines) - FRAME] and in_new_definition(orig, lines, words[-1])
@@ -208,7 +209,29 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = guarded(orig, lines, top, name, opened)
+    if len(top) == 1 and top[0][3] and not strong and not _WORD.search(lines[-1]) and \
+            (why := _named_anew(orig, lines, top[0][1], top[0][2])):
+        raise Ambiguous(f"{name}: {why}")
     return [t[:3] for t in top]
+
+
+def _named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
+    """Why a region not framed by lines with words, its last line without words, is refused when it
+    drops the header of a definition the snippet never names while the fragment brings a definition
+    of a new name as deep: a new one written before the next one (the fragment's last line, `/**`,
+    found again further on), or the old one renamed (cohere-ai's Client.js: a new `parse` method, its
+    120 lines nearly `embed`'s, read as `embed` rewritten)."""
+    shown = "\n".join(lines)
+    kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
+    have = {n for l in orig if (n := definition_name(l))}
+    new = {_indent(l) for l in lines if (n := definition_name(l)) and n not in have}
+    for i in range(b - a + 1):
+        if i not in kept and _indent(orig[a + i]) in new and not orig[a + i].lstrip().startswith("export ") and \
+                (gone := unshown(orig[a + i], shown)):     # (an exported one: plan's renamed_export tells)
+            return (f"drops `{gone}` (line {a + i + 1}), never named in the snippet, and brings a definition of a "
+                    f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
+                    "`... existing code ...`")
+    return None
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
