@@ -220,18 +220,30 @@ def _named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None
     drops the header of a definition the snippet never names while the fragment brings a definition
     of a new name as deep: a new one written before the next one (the fragment's last line, `/**`,
     found again further on), or the old one renamed (cohere-ai's Client.js: a new `parse` method, its
-    120 lines nearly `embed`'s, read as `embed` rewritten)."""
+    120 lines nearly `embed`'s, read as `embed` rewritten; protobufjs's bundles, a new
+    `Reader.prototype.size` read as `Reader.prototype.tag` rewritten)."""
     shown = "\n".join(lines)
     kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
-    have = {n for l in orig if (n := definition_name(l))}
-    new = {_indent(l) for l in lines if (n := definition_name(l)) and n not in have}
+    have = {n for l in orig if (n := _defines(l))}
+    new = {_indent(l) for l in lines if (n := _defines(l)) and n not in have}
     for i in range(b - a + 1):
         if i not in kept and _indent(orig[a + i]) in new and not orig[a + i].lstrip().startswith("export ") and \
-                (gone := unshown(orig[a + i], shown)):     # (an exported one: plan's renamed_export tells)
+                (gone := unshown(orig[a + i], shown) or _defines(orig[a + i])) and not shows(gone, shown):
+            # (an exported one: plan's renamed_export tells)
             return (f"drops `{gone}` (line {a + i + 1}), never named in the snippet, and brings a definition of a "
                     f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
                     "`... existing code ...`")
     return None
+
+
+_ASSIGNED = re.compile(r"\s*[A-Za-z_$][\w$]*(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function\b")
+
+
+def _defines(line: str) -> str | None:
+    """The name a definition's header line defines, or a function assigned to a property
+    (protobufjs's bundles: `Reader.prototype.size = function read_size() {`)."""
+    m = _ASSIGNED.match(line)
+    return definition_name(line) or (m.group(1) if m else None)
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
