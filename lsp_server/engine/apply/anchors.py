@@ -222,14 +222,19 @@ def _named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None
     found again further on), or the old one renamed (cohere-ai's Client.js: a new `parse` method, its
     120 lines nearly `embed`'s, read as `embed` rewritten; protobufjs's bundles, a new
     `Reader.prototype.size` read as `Reader.prototype.tag` rewritten)."""
+    named = [(n, _indent(l)) for l in lines if (n := _defines(l))]
+    if not named:
+        return None
+    have = {n for l in orig if (n := _defines(l))}
+    new = {depth for n, depth in named if n not in have}
+    if not new:
+        return None
     shown = "\n".join(lines)
     kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
-    have = {n for l in orig if (n := _defines(l))}
-    new = {_indent(l) for l in lines if (n := _defines(l)) and n not in have}
     for i in range(b - a + 1):
-        if i not in kept and _indent(orig[a + i]) in new and not orig[a + i].lstrip().startswith("export ") and \
-                (gone := unshown(orig[a + i], shown) or _defines(orig[a + i])) and not shows(gone, shown):
-            # (an exported one: plan's renamed_export tells)
+        line = orig[a + i]            # (an exported one: plan's renamed_export tells)
+        if i not in kept and _indent(line) in new and not line.lstrip().startswith("export ") and \
+                (gone := _defines(line) or unshown(line, shown)) and not shows(gone, shown):
             return (f"drops `{gone}` (line {a + i + 1}), never named in the snippet, and brings a definition of a "
                     f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
                     "`... existing code ...`")

@@ -79,9 +79,12 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
             not (sum(map(worth, tail)) <= 1 and in_new_definition(orig, lines, runs[-1].b)):
         return                        # anchored at both ends by text found nowhere else: explicit
     unused, spans = UNUSED.get(), set()
+    quoted = None                     # the file's lines inside triple-quoted strings, read once if needed
     for i in range(b - a + 1):
         ident = unshown(orig[a + i], shown) if i not in kept else None
-        ident = None if ident and _in_string(orig, a + i) else ident
+        if ident:
+            quoted = _in_strings(orig) if quoted is None else quoted
+            ident = None if a + i in quoted else ident
         if ident in unused and any(shows(ident, l) and ident not in (header_name(l), arrow_name(l))  # (used
                                    for l in orig[:a] + orig[b + 1:]):   # elsewhere, not defined again: the
             spans.update(range(i, definition_end(orig, a + i) - a + 1))       # deletion the snippet means)
@@ -103,14 +106,17 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
 _TRIPLE = re.compile('"""' + "|'''")   # a triple quote, either kind
 
 
-def _in_string(orig: list[str], i: int) -> bool:
-    """Line i is inside a triple-quoted string: a docstring's example (rnet's blocking.py, `def
-    main():` in a method's docstring) defines nothing."""
+def _in_strings(orig: list[str]) -> set[int]:
+    """The lines that start inside a triple-quoted string: a docstring's example (rnet's blocking.py,
+    `def main():` in a method's docstring) defines nothing."""
+    out: set[int] = set()
     opened = None
-    for line in orig[:i]:
+    for i, line in enumerate(orig):
+        if opened is not None:
+            out.add(i)
         for m in _TRIPLE.finditer(line):
             opened = m.group() if opened is None else None if m.group() == opened else opened
-    return opened is not None
+    return out
 
 
 _BOUND = re.compile(r"\s*\**([A-Za-z_$][\w$]*)\s*(?::[^=]|=[^=>])")
