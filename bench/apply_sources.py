@@ -279,4 +279,17 @@ SOURCES = [
     ("fresh22", "npm", "@noble/post-quantum", "0.7.0", "0.7.1"),
     ("fresh22", "npm", "protobufjs", "8.8.0", "8.8.1"),
     ("fresh22", "npm", "@tanstack/ai", "0.55.0", "0.58.0"),
+    # session 51: a twenty-third held-out split (fresh22 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle, run once at the end of the session's work
+    ("fresh23", "pypi", "huey", "3.5.3", "3.5.4"),
+    ("fresh23", "pypi", "pyqwest", "0.11.0", "0.12.0"),
+    ("fresh23", "pypi", "typed-settings", "25.3.0", "26.0.0"),
+    ("fresh23", "pypi", "arq", "0.26.3", "0.27.0"),
+    ("fresh23", "pypi", "django-ninja", "1.6.3", "1.7.0"),
+    ("fresh23", "pypi", "semantic-text-splitter", "0.31.0", "0.32.0"),
+    ("fresh23", "npm", "@tanstack/db-ivm", "0.1.26", "0.2.0"),
+    ("fresh23", "npm", "@onkernel/sdk", "0.78.0", "0.84.0"),
+    ("fresh23", "npm", "together-ai", "0.49.0", "0.52.0"),
+    ("fresh23", "npm", "@scure/bip32", "2.3.0", "2.4.0"),
+    ("fresh23", "npm", "@browserbasehq/sdk", "2.20.0", "2.21.0"),
 ]
