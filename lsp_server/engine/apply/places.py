@@ -17,6 +17,9 @@ merge; anchors calls these when a fragment's first line fits several places).
 * weak_tie: a fragment whose first line, after a marker, has no word (or whose last line, before
   a marker), and whose best place rewrites lines the marker may stand for while a nearer one adds
   to them: refused.
+* bare_head: the same for a first line that is bare (no word, or one word the file has many times:
+  `},`, `return;`), when the nearer place keeps every line with words the other keeps and drops
+  none, while the other drops one that no new line is like: refused.
 * stays_in: after a marker deeper than the fragment, the fragment is looked for first in the block
   the previous fragment ended in.
 * braces_tied: a fragment whose first and last lines have no word, tied between places: refused.
@@ -27,6 +30,7 @@ import difflib
 import re
 from collections import Counter
 
+from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, same
@@ -36,6 +40,7 @@ _SPACE = re.compile(r"\s+")
 _EXPORTED = re.compile(r"\s*(?:export\b|pub\b|func\s+(?:\([^)]*\)\s*)?[A-Z])")   # (Go: a capital)
 _CLOSER = re.compile(r"\s*[}\])]+[;,]?\s*$")
 TAKEN = 0.7                       # an extra line this alike to a fragment's line is rewritten by it
+BARE = 3                          # a one-word line found more often than this is no anchor (bare_head)
 
 
 def opens_file(orig: list[str], lines: list[str], frame: int) -> bool:
@@ -149,19 +154,29 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
     rewrites lines the marker may stand for while a nearer one adds to them (weak_head, or at the
     last line before a marker: the nearer place ends earlier, with the same head); else None."""
     near = weak_head(orig, lines, best, every, marker_before, score)
+    if near is None and (near := bare_head(orig, lines, best, every, marker_before)) is not None:
+        what = f"`{lines[0].strip()}`, found {_count(orig, lines[0])} times" if _WORD.search(lines[0]) else \
+            "without words"
+        return (f"its first line, {what}, fits at line {near[1] + 1} (adding lines) and at line {best[1] + 1} "
+                "(rewriting the lines between); show a line with words above it")
     if near is not None:
         return (f"its first line, without words, fits at line {near[1] + 1} (adding lines) and at line "
                 f"{best[1] + 1} (rewriting the lines between); show a line with words above it")
     if marker_after is None or _WORD.search(lines[-1]):
         return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
-    near = weak_head(orig[::-1], lines[::-1], (best[0], flip - best[2], flip - best[1]),
-                     [(c[0], flip - c[2], flip - c[1]) for c in every], marker_after,
-                     lambda c, **k: score((c[0], flip - c[2], flip - c[1]), **k))
+    rbest, revery = (best[0], flip - best[2], flip - best[1]), [(c[0], flip - c[2], flip - c[1]) for c in every]
+    near = weak_head(orig[::-1], lines[::-1], rbest, revery, marker_after,
+                     lambda c, **k: score((c[0], flip - c[2], flip - c[1]), **k)) or \
+        bare_head(orig[::-1], lines[::-1], rbest, revery, marker_after)
     if near is not None:
         return (f"its last line, without words, fits at line {flip - near[1] + 1} (adding lines) and at line "
                 f"{best[2] + 1} (rewriting the lines between); show a line with words below it")
     return None
+
+
+def _count(orig: list[str], line: str) -> int:
+    return sum(1 for l in orig if l.strip() == line.strip())
 
 
 def _run(orig: list[str], lines: list[str], a: int) -> int:
@@ -207,6 +222,40 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     between = {n for n in map(definition_name, orig[best[1]:near[1]]) if n}   # (a definition rewritten: one
     names = Counter(n for n in map(definition_name, orig) if n in between) if between else Counter()   # the
     return None if any(names[n] == 1 for n in between) else near                  # file has once)
+
+
+def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marker_before) -> tuple | None:
+    """For a fragment whose first line after a marker is bare (no word, or one word the file has more
+    than BARE times: `},`, `return;`): the nearer place of that line (same tail as `best`, a later head)
+    that drops no line with words and keeps every line `best` keeps that is not bare, when `best`
+    drops a line with words that no line of the fragment is like: the bare line cannot tell a
+    rewrite from an addition there (cashews's test_settings_url.py: `},` then a new `(url, {...})`
+    item, read as rewriting the two items before it; ioredis's cluster: `return;` then new lines,
+    read as deleting the `if (!redis) {...}` guard before them).  None if not so (weak_head scores
+    the places instead, for a first line without words)."""
+    counts = Counter(l.strip() for l in orig)
+
+    def bare(t: str) -> bool:
+        return not _WORD.search(t) or len(t.split()) == 1 and counts[t] > BARE
+    want = [l.strip() for l in lines]
+    if marker_before is None or not bare(want[0]):
+        return None
+    new = [w for w in want if _WORD.search(w)]
+
+    def reading(c: tuple) -> tuple[Counter, list[str]]:     # (lines kept that are not bare, lines dropped)
+        kept = heaviest.kept(orig, want, c[1], c[2])
+        region = [l.strip() for l in orig[c[1]:c[2] + 1]]
+        return Counter(region[i] for i in kept if not bare(region[i])), \
+            [t for i, t in enumerate(region) if i not in kept and _WORD.search(t)]
+    mine, dropped = reading(best)
+    if not any(not any(alike(t, w, TAKEN) for w in new) for t in dropped):
+        return None                   # (every line it drops rewritten by a like one)
+    for c in sorted(every, key=lambda c: -c[1]):
+        if c[2] == best[2] and c[1] > best[1]:
+            theirs, gone = reading(c)
+            if not gone and not mine - theirs:
+                return c
+    return None
 
 
 def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | None:

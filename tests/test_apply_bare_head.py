@@ -1,0 +1,76 @@
+"""Issue 43: a fragment whose first line after a marker is bare, a line with no word (`},`) or one
+word the file has many times (`return;`), placed where it rewrites the lines between two of that
+line's places while a nearer place adds the fragment's lines and keeps as much of the file (a real
+release, fresh21: cashews's test_settings_url.py, `},` and `),`, then a new `(url, {...})` item, read as
+rewriting the two items before it, 8 lost lines; fresh20: ioredis's cluster, `return;` then new lines,
+read as deleting the `if (!redis) {...}` guard before them).  The bare line cannot tell a rewrite from
+an addition: refused, naming both places (places.bare_head).  Shown with a line with words above it,
+the fragment merges; lines rewritten by like ones still merge (places.weak_head scores them)."""
+from __future__ import annotations
+
+import pytest
+
+from redraft.engine.apply import merge
+
+# Per language: (comment, the list's first lines, its last lines, an item's key line)
+FORMS = {
+    "python": ("#", ["CASES = ("], [")"], '"{k}": {v},'),
+    "javascript": ("//", ["export const CASES = ["], ["];"], "{k}: {v},"),
+    "typescript": ("//", ["export const CASES: [string, Params][] = ["], ["];"], "{k}: {v},"),
+    "rust": ("//", ["pub fn cases() -> Vec<(&'static str, &'static [(&'static str, &'static str)])> {", "    vec!["],
+             ["    ]", "}"], '("{k}", {v}),'),
+    "go": ("//", ["var cases = [][][]string{"], ["}"], '{{"{k}", {v}}},'),
+}
+OPEN = {"python": ("(", "{", "},", "),"), "javascript": ("[", "{", "},", "],"), "typescript": ("[", "{", "},", "],"),
+        "rust": ("(", "&[", "],", "),"), "go": ("{", "{", "},", "},")}
+URL = {"go": '{{"{url}"}},'}                 # (Go: a slice of string slices, the URL alone in the first)
+
+
+def item(lang: str, url: str, pairs: list[tuple[str, str]], one_line: bool = False) -> list[str]:
+    open_item, open_obj, close_obj, close_item = OPEN[lang]
+    keys = [FORMS[lang][3].format(k=k, v=v) for k, v in pairs]
+    url = URL.get(lang, '"{url}",').format(url=url)
+    if one_line:
+        return [f"    {open_item}", f"        {url}", f"        {open_obj}{' '.join(keys)}{close_obj}",
+                f"    {close_item}"]
+    return [f"    {open_item}", f"        {url}", f"        {open_obj}"] + [f"            {k}" for k in keys] + \
+        [f"        {close_obj}", f"    {close_item}"]
+
+
+def source(lang: str, items: list[list[str]]) -> str:
+    return "\n".join(FORMS[lang][1] + [l for it in items for l in it] + FORMS[lang][2]) + "\n"
+
+
+def items(lang: str) -> list[list[str]]:
+    return [item(lang, "mem://?size=10", [("size", '"10"')]),
+            item(lang, "redis://localhost:9000?", [("address", '"redis://localhost:9000"')], one_line=True),
+            item(lang, "redis://localhost:9000/0?client_side=true",
+                 [("address", '"redis://localhost:9000/0"'), ("client_side", '"true"')])]
+
+
+NEW = ("redis://0.0.0.0:9000?cluster=true", [("address", '"redis://0.0.0.0:9000"'), ("cluster", '"true"')])
+
+
+def snippet(lang: str, above: list[str]) -> str:
+    """A marker, the list's first line, a marker, `above`, the last item's last two lines, the new item
+    and the list's last lines, a marker."""
+    marker = f"{FORMS[lang][0]} ... existing code ..."
+    return "\n".join([marker, FORMS[lang][1][0], marker] + above + items(lang)[-1][-2:] + item(lang, *NEW) +
+                     FORMS[lang][2] + [marker]) + "\n"
+
+
+@pytest.mark.parametrize("lang", sorted(FORMS))
+def test_an_item_after_a_bare_line_is_refused_naming_both_places(lang):
+    old = source(lang, items(lang))
+    r = merge(old, snippet(lang, []), lang)
+    assert not r.ok, r.text
+    assert "its first line, without words, fits at line" in r.reason and "show a line with words above it" in r.reason
+
+
+@pytest.mark.parametrize("lang", sorted(FORMS))
+def test_with_a_line_with_words_above_it_the_item_is_added(lang):
+    old = source(lang, items(lang))
+    shown = [items(lang)[-1][-3]]                 # the last item's last key, above its `},`
+    r = merge(old, snippet(lang, shown), lang)
+    assert r.ok, r.reason
+    assert r.text == source(lang, items(lang) + [item(lang, *NEW)])
