@@ -5,7 +5,7 @@ and a marker).  The region from `chat`'s end to the `/**` after `embed` kept mos
 read the new method as `embed` renamed: 21 lost lines each.  A region not framed by lines with words,
 the fragment's last line without words, that drops a definition the snippet never names while the
 fragment brings one of a new name as deep is a guess between a rename and a new method beside the old
-one: refused (anchors._named_anew).  Also for functions assigned to a prototype (protobufjs's three
+one: refused (lost.named_anew).  Also for functions assigned to a prototype (protobufjs's three
 bundles, fresh22: a new `Reader.prototype.size` read as `Reader.prototype.tag` renamed, 11 lost lines
 each).  A rename shown with the lines after it still merges (tests/test_apply_renamed_export.py)."""
 from __future__ import annotations
@@ -114,3 +114,48 @@ def test_a_new_prototype_function_like_the_next_one_is_not_read_as_its_rename(la
     r = merge(reader(["skip", "tag", "int32"]), snippet, lang)
     assert not r.ok
     assert "`tag`" in r.reason and "rename or a new one beside it" in r.reason
+
+
+# A new class whose first lines copy the class above it, shown up to the comment every `execute_command`
+# has, then a deeper marker (cashews's redis client, fresh21: `RedisCluster` after `Redis`, read as
+# `SafeRedis` renamed, its header lost).  The region reaches past the first copy of the fragment's last
+# lines to the second: framed, but not evidence of a rename (anchors._tail_before).
+def redis_class(name: str, base: str, command: str, tail: list[str]) -> list[str]:
+    return [f"class {name}({base}):",
+            f"    async def execute_command(self, {command}*args, **kwargs):",
+            "        try:",
+            f"            return await super().execute_command({command}*args, **kwargs)",
+            "        except NoScriptError:",
+            "            # used by register_script: a Script wrapper",
+            "            # does not work unless it is raised again",
+            "            raise"] + tail
+
+
+REDIS = redis_class("Redis", "_Redis", "command, ", ["        except (ConnectionError, OSError) as exp:",
+                                                     "            raise CacheBackendInteractionError() from exp"])
+SAFE = redis_class("SafeRedis", "_Redis", "command, ",
+                   ["        except (ConnectionError, OSError):",
+                    '            logger.error("redis: can not execute %s", command)',
+                    "            return None", "",
+                    "    async def initialize(self):",
+                    "        return await super().initialize()"])
+REDIS_FILE = "\n".join(["from redis.asyncio import Redis as _Redis", "", ""] + REDIS + ["", ""] + SAFE) + "\n"
+
+
+def test_a_new_class_copying_the_one_above_is_not_read_as_the_next_renamed():
+    new = redis_class("RedisCluster", "_RedisCluster", "", [])[:-1]      # up to the comment
+    snippet = "\n".join(["# ... existing code ..."] + REDIS + ["", ""] + new +
+                        ["            # ... existing code ..."])
+    r = merge(REDIS_FILE, snippet + "\n", "python")
+    assert not r.ok, r.text
+    assert "`SafeRedis`" in r.reason and "rename or a new one beside it" in r.reason
+
+
+def test_shown_with_the_next_class_header_it_is_inserted():
+    new = redis_class("RedisCluster", "_RedisCluster", "", REDIS[-2:])
+    snippet = "\n".join(["# ... existing code ..."] + REDIS + ["", ""] + new + ["", ""] + SAFE[:2] +
+                        ["        # ... existing code ..."])
+    r = merge(REDIS_FILE, snippet + "\n", "python")
+    assert r.ok, r.reason
+    assert r.text == "\n".join(["from redis.asyncio import Redis as _Redis", "", ""] + REDIS + ["", ""] + new +
+                               ["", ""] + SAFE) + "\n"

@@ -37,7 +37,8 @@ from itertools import islice
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import LIKE, alike, replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.lost import UNSHOWN, UNUSED, guarded, no_lost_definitions, no_used_dropped, unbound, unshown
+from redraft.engine.apply.lost import (UNSHOWN, UNUSED, guarded, named_anew, no_lost_definitions, no_used_dropped,
+                                       unbound, unshown)
 from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
                                          weak_tie)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
@@ -187,8 +188,9 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
     candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
-    to the file's end: plan._at_file_end).  Not framed by lines with words, the one best may not drop
-    a definition the snippet never names for one of a new name (_named_anew)."""
+    to the file's end: plan._at_file_end).  Not framed by lines with words, or holding the fragment's
+    last FRAME lines further up than its end (_tail_before), the one best may not drop a definition the
+    snippet never names for one of a new name (lost.named_anew)."""
     want = [l.strip() for l in lines]
     words = [j for j, l in enumerate(lines) if _WORD.search(l)]
     new = end is None and words[-1:] >= [len(lines) - FRAME] and in_new_definition(orig, lines, words[-1])
@@ -209,46 +211,20 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         guard = len(top) == 1 and top[0][3] and not _framed(orig, want, top[0][1], top[0][2])
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = guarded(orig, lines, top, name, opened)
-    if len(top) == 1 and top[0][3] and not strong and not _WORD.search(lines[-1]) and \
-            (why := _named_anew(orig, lines, top[0][1], top[0][2])):
+    if len(top) == 1 and top[0][3] and (not strong and not _WORD.search(lines[-1]) or
+                                         _tail_before(want, orig, top[0][1], top[0][2])) and \
+            (why := named_anew(orig, lines, top[0][1], top[0][2])):
         raise Ambiguous(f"{name}: {why}")
     return [t[:3] for t in top]
 
 
-def _named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
-    """Why a region not framed by lines with words, its last line without words, is refused when it
-    drops the header of a definition the snippet never names while the fragment brings a definition
-    of a new name as deep: a new one written before the next one (the fragment's last line, `/**`,
-    found again further on), or the old one renamed (cohere-ai's Client.js: a new `parse` method, its
-    120 lines nearly `embed`'s, read as `embed` rewritten; protobufjs's bundles, a new
-    `Reader.prototype.size` read as `Reader.prototype.tag` rewritten)."""
-    named = [(n, _indent(l)) for l in lines if (n := _defines(l))]
-    if not named:
-        return None
-    have = {n for l in orig if (n := _defines(l))}
-    new = {depth for n, depth in named if n not in have}
-    if not new:
-        return None
-    shown = "\n".join(lines)
-    kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
-    for i in range(b - a + 1):
-        line = orig[a + i]            # (an exported one: plan's renamed_export tells)
-        if i not in kept and _indent(line) in new and not line.lstrip().startswith("export ") and \
-                (gone := _defines(line) or unshown(line, shown)) and not shows(gone, shown):
-            return (f"drops `{gone}` (line {a + i + 1}), never named in the snippet, and brings a definition of a "
-                    f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
-                    "`... existing code ...`")
-    return None
-
-
-_ASSIGNED = re.compile(r"\s*[A-Za-z_$][\w$]*(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function\b")
-
-
-def _defines(line: str) -> str | None:
-    """The name a definition's header line defines, or a function assigned to a property
-    (protobufjs's bundles: `Reader.prototype.size = function read_size() {`)."""
-    m = _ASSIGNED.match(line)
-    return definition_name(line) or (m.group(1) if m else None)
+def _tail_before(want: list[str], orig: list[str], a: int, b: int) -> bool:
+    """The region holds the fragment's last FRAME lines further up than its end: it reaches past one
+    copy of them to another (cashews's redis client: a new `RedisCluster` class whose first lines are
+    `Redis`'s, its last shown lines the comment in every `execute_command`, read as `SafeRedis`
+    renamed)."""
+    tail, region = want[-FRAME:], [l.strip() for l in orig[a:b + 1]]
+    return len(want) > FRAME and any(region[i:i + FRAME] == tail for i in range(len(region) - FRAME))
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:

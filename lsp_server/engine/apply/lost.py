@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from contextvars import ContextVar
 
+from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import alike, worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, definition_end, definition_name,
@@ -14,7 +15,8 @@ from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, def
 from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["GONE", "UNSHOWN", "UNUSED", "guarded", "no_lost_definitions", "no_used_dropped", "unbound", "unshown"]
+__all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "named_anew", "no_lost_definitions", "no_used_dropped",
+           "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -138,3 +140,40 @@ def unbound(orig: list[str], lines: list[str], a: int, b: int, kept: set[int], r
                 uses(m.group(1), after_text):
             return True
     return False
+
+
+def named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
+    """Why a region (anchors._best's: not framed by lines with words, its last line without words;
+    or holding the fragment's last lines further up than its end) is refused when it drops the header
+    of a definition the snippet never names while the fragment brings a definition of a new name as
+    deep: a new one written before the next one (the fragment's last line, `/**`, found again further
+    on), or the old one renamed (cohere-ai's Client.js: a new `parse` method, its 120 lines nearly
+    `embed`'s, read as `embed` rewritten; protobufjs's bundles, a new
+    `Reader.prototype.size` read as `Reader.prototype.tag` rewritten)."""
+    named = [(n, _indent(l)) for l in lines if (n := defines(l))]
+    if not named:
+        return None
+    have = {n for l in orig if (n := defines(l))}
+    new = {depth for n, depth in named if n not in have}
+    if not new:
+        return None
+    shown = "\n".join(lines)
+    kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
+    for i in range(b - a + 1):
+        line = orig[a + i]            # (an exported one: plan's renamed_export tells)
+        if i not in kept and _indent(line) in new and not line.lstrip().startswith("export ") and \
+                (gone := defines(line) or unshown(line, shown)) and not shows(gone, shown):
+            return (f"drops `{gone}` (line {a + i + 1}), never named in the snippet, and brings a definition of a "
+                    f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
+                    "`... existing code ...`")
+    return None
+
+
+_ASSIGNED = re.compile(r"\s*[A-Za-z_$][\w$]*(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function\b")
+
+
+def defines(line: str) -> str | None:
+    """The name a definition's header line defines, or a function assigned to a property
+    (protobufjs's bundles: `Reader.prototype.size = function read_size() {`)."""
+    m = _ASSIGNED.match(line)
+    return definition_name(line) or (m.group(1) if m else None)
