@@ -4,8 +4,11 @@ line's places while a nearer place adds the fragment's lines and keeps as much o
 release, fresh21: cashews's test_settings_url.py, `},` and `),`, then a new `(url, {...})` item, read as
 rewriting the two items before it, 8 lost lines; fresh20: ioredis's cluster, `return;` then new lines,
 read as deleting the `if (!redis) {...}` guard before them).  The bare line cannot tell a rewrite from
-an addition: refused, naming both places (places.bare_head).  Shown with a line with words above it,
-the fragment merges; lines rewritten by like ones still merge (places.weak_head scores them)."""
+an addition: refused, naming both places (places.bare_head), unless a definition the file has once
+lies between them (it is rewritten: tests/test_apply_regions.py).  Shown with a line with words above
+it, the fragment merges.  The same holds for the snippet's first fragment after a leading marker when
+its first line closes a block (`})`: hifitime's efmt.rs, fresh21, a new test after the last one read
+as rewriting that test's last `assert_eq!`, 3 lost lines)."""
 from __future__ import annotations
 
 import pytest
@@ -74,3 +77,40 @@ def test_with_a_line_with_words_above_it_the_item_is_added(lang):
     r = merge(old, snippet(lang, shown), lang)
     assert r.ok, r.reason
     assert r.text == source(lang, items(lang) + [item(lang, *NEW)])
+
+
+# After a leading marker (the fragment is the snippet's first): a new test appended after the last
+# one, shown with the last one's closing lines (hifitime's efmt.rs, fresh21: `})`, `);`, `}` then a new
+# test, read as rewriting the last test's second `assert_eq!` into the new one, 3 lost lines).
+def rust_test(name: str, asserts: list[tuple[str, str, str]]) -> list[str]:
+    out = ["#[test]", f"fn {name}() {{"]
+    for arg, err, details in asserts:
+        out += ["    assert_eq!(", f"        {arg},", "        Err(HifitimeError::Parse {",
+                f"            source: ParsingError::{err},", f'            details: "{details}"', "        })", "    );"]
+    return out + ["}"]
+
+
+def ts_test(name: str, asserts: list[tuple[str, str, str]]) -> list[str]:
+    out = [f'test("{name}", () => {{']
+    for arg, err, details in asserts:
+        out += [f"  expect({arg}).toEqual({{", f'    source: "{err}",', f'    details: "{details}",', "  });"]
+    return out + ["});"]
+
+
+@pytest.mark.parametrize("lang, make, comment", [("rust", rust_test, "//"), ("typescript", ts_test, "//")])
+def test_a_new_test_after_a_leading_marker_and_bare_lines_is_refused(lang, make, comment):
+    fmt = "Epoch::from_format_str" if lang == "rust" else "parse"
+    old = make("fuzz_one", [(f'{fmt}("AAA")', "UnknownFormat", "when using format string")]) + [""] + \
+        make("fuzz_two", [(f'{fmt}("BBB")', "UnknownFormat", "when using format string"),
+                          (f'{fmt}("CCC")', "UnknownFormat", "when using format string")])
+    new = make("weekday_out_of_range", [("err", "ValueError", "weekday out of range")])
+    k = len(old)
+    while not any(ch.isalnum() for ch in old[k - 1]):
+        k -= 1
+    closing = old[k:]                                 # the last test's closing lines, without words
+    snippet = "\n".join([f"{comment} ... existing code ..."] + closing + [""] + new) + "\n"
+    r = merge("\n".join(old) + "\n", snippet, lang)
+    if r.ok:                                          # (placed after the last test, or refused: never rewriting)
+        assert r.text == "\n".join(old + [""] + new) + "\n"
+    else:
+        assert "fits at line" in r.reason and "show a line with words above it" in r.reason

@@ -51,6 +51,7 @@ from redraft.engine.apply.usage import shows
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
+_CLOSES = re.compile(r"\s*(?:[}\])]|\*/)")       # a line that closes a block (a leading marker's weak tie)
 _KEY = re.compile(r"""['"]?([A-Za-z_$][\w$]*)['"]?\s*:\s*[{\[]$""")   # an object's key opening one (stripped)
 SLACK = 200                       # a region at most this much longer than twice the fragment
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
@@ -453,7 +454,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = [longest_taking(orig, lines, cands)]   # one anchor shared, the other tied
         if _agreement(orig, texts, cands[0][1], cands[0][2])[1] and not _framed(orig, texts, cands[0][1], cands[0][2]):
             no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
-    if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, marker_before, marker_after,
+    # a first fragment after a leading marker, its first line a closing one, is tied as one after a fragment
+    led = marker_before if marker_before is not None or at_start or not _CLOSES.match(lines[0]) else 0
+    if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, led, marker_after,
                                             lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
         raise Ambiguous(f"{name}: {why}")
     if len(cands) > 1 and then is not None:

@@ -219,9 +219,7 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     held = [i for i, l in enumerate(orig) if l.strip() == first]     # nearer place would double it
     if len(held) == 1 and best[1] <= held[0] < near[1]:
         return None
-    between = {n for n in map(definition_name, orig[best[1]:near[1]]) if n}   # (a definition rewritten: one
-    names = Counter(n for n in map(definition_name, orig) if n in between) if between else Counter()   # the
-    return None if any(names[n] == 1 for n in between) else near                  # file has once)
+    return None if _defined_once_between(orig, best[1], near[1]) else near   # (a definition rewritten)
 
 
 def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marker_before) -> tuple | None:
@@ -231,8 +229,8 @@ def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     drops a line with words that no line of the fragment is like: the bare line cannot tell a
     rewrite from an addition there (cashews's test_settings_url.py: `},` then a new `(url, {...})`
     item, read as rewriting the two items before it; ioredis's cluster: `return;` then new lines,
-    read as deleting the `if (!redis) {...}` guard before them).  None if not so (weak_head scores
-    the places instead, for a first line without words)."""
+    read as deleting the `if (!redis) {...}` guard before them).  None if not so, or if the header of a
+    definition the file has once is between the two places (a definition rewritten, as for weak_head)."""
     counts = Counter(l.strip() for l in orig)
 
     def bare(t: str) -> bool:
@@ -250,12 +248,16 @@ def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     mine, dropped = reading(best)
     if not any(not any(alike(t, w, TAKEN) for w in new) for t in dropped):
         return None                   # (every line it drops rewritten by a like one)
-    for c in sorted(every, key=lambda c: -c[1]):
-        if c[2] == best[2] and c[1] > best[1]:
-            theirs, gone = reading(c)
-            if not gone and not mine - theirs:
-                return c
-    return None
+    near = next((c for c in sorted(every, key=lambda c: -c[1]) if c[2] == best[2] and c[1] > best[1] and
+                 not (theirs := reading(c))[1] and not mine - theirs[0]), None)
+    return None if near is None or _defined_once_between(orig, best[1], near[1]) else near
+
+
+def _defined_once_between(orig: list[str], a: int, b: int) -> bool:
+    """Lines [a, b) hold the header of a definition the file has once (one the fragment rewrites)."""
+    between = {n for n in map(definition_name, orig[a:b]) if n}
+    names = Counter(n for n in map(definition_name, orig) if n in between) if between else Counter()
+    return any(names[n] == 1 for n in between)
 
 
 def renamed_export(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
