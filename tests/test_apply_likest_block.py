@@ -6,7 +6,7 @@ marker, and the end of one class's method with its `elif` made an `if`.
 The merge put a lone line at its first place after the previous fragment, so the rewrite went
 into the first class's method, whose line was only somewhat like it: silently wrong.  Now, of a
 lone line's places, the one whose block holds the next fragment's lines most alike is taken;
-when they are alike everywhere, the first, as before."""
+when they are alike everywhere, a header is refused (session 51; it went to the first before)."""
 from __future__ import annotations
 
 import pytest
@@ -119,10 +119,12 @@ def test_the_block_whose_lines_are_likest_takes_the_rewrite(lang, target):
 
 
 @pytest.mark.parametrize("lang", sorted(LANGS))
-def test_alike_everywhere_the_first_place_is_kept(lang):
-    """Every block the same: the rewrite goes into the first, as a lone line always did."""
+def test_alike_everywhere_is_refused(lang):
+    """Every block the same: no place is likelier, and the first was right about half the time on the
+    benchmark's twin classes (sqlspec's OracleSyncConfig and OracleAsyncConfig, fresh21: `derive_pool`
+    rewritten in the second, merged into the first): refused, not guessed."""
     block = LANGS[lang][0].format(name="Same", msg="all")
     original = block * 3
     res = merge(original, LANGS[lang][1].format(msg="all"), lang)
-    assert res.ok, res.reason
-    assert res.text == original.replace("pickled\"", "pickled, no other\"", 1)
+    assert not res.ok, res.text
+    assert "matches more than one place in the file, each alike to the lines shown after it" in res.reason

@@ -22,7 +22,8 @@ After an indented marker, a fragment indented at least as deep stays in that mar
 that a signature's closing line, `) -> T {`, does not end: its body is in it too); one less deep
 than the marker is looked for first in the block the previous fragment ended in (places.stays_in).
 The best candidate wins when it is the only best (a one-line fragment: the first place after the
-previous fragment, unless places.likest_block tells them apart); the innermost block around the
+previous fragment, unless places.likest_block tells them apart; a definition's header it does not
+tell apart is refused); the innermost block around the
 marker breaks ties (not for one whose first and last lines have no word: places.braces_tied), then,
 between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.  Nor
 when the tie-break took a region that deletes lines a tied one keeps, and deletes none that one keeps
@@ -362,6 +363,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = [(0, a, a) for a in closing_head(orig, heads, pos, lines[0], marker_before)]
         if len(cands) > 1 and then is not None and then[1] > _indent(lines[0]):
             cands = likest_block(orig, cands, lines[0], *then)   # (a header in several classes)
+            if len(cands) > 1 and definition_name(lines[0]):    # (their blocks alike to what follows)
+                raise Ambiguous(f"{name}: matches more than one place in the file, each alike to the lines "
+                                "shown after it; show a line above it")
     else:
         if len(heads) > MAX_HEADS and (k := next((i for i, l in enumerate(lines) if _WORD.search(l)), 0)):
             heads = [h for h in heads if h + k < len(orig) and
