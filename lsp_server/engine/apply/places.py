@@ -151,17 +151,16 @@ def longest_taking(orig: list[str], lines: list[str], cands: list, exact: bool =
 def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker_before, marker_after,
              score) -> str | None:
     """Why a fragment is refused whose edge line next to a marker has no word, when its best place
-    rewrites lines the marker may stand for while a nearer one adds to them (weak_head, or at the
-    last line before a marker: the nearer place ends earlier, with the same head); else None."""
-    near = weak_head(orig, lines, best, every, marker_before, score)
-    if near is None and (near := bare_head(orig, lines, best, every, marker_before)) is not None:
+    rewrites lines the marker may stand for while a nearer one adds to them (weak_head; bare_head for
+    a bare first line; or at the last line before a marker: the nearer place ends earlier, with the same
+    head); else None."""
+    near = weak_head(orig, lines, best, every, marker_before, score) or \
+        bare_head(orig, lines, best, every, marker_before)
+    if near is not None:                          # (weak_head's first line has no word)
         what = f"`{lines[0].strip()}`, found {_count(orig, lines[0])} times" if _WORD.search(lines[0]) else \
             "without words"
         return (f"its first line, {what}, fits at line {near[1] + 1} (adding lines) and at line {best[1] + 1} "
                 "(rewriting the lines between); show a line with words above it")
-    if near is not None:
-        return (f"its first line, without words, fits at line {near[1] + 1} (adding lines) and at line "
-                f"{best[1] + 1} (rewriting the lines between); show a line with words above it")
     if marker_after is None or _WORD.search(lines[-1]):
         return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
