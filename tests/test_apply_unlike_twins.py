@@ -82,3 +82,16 @@ def test_a_body_that_keeps_one_twins_lines_goes_there(lang):
     r = merge(_file(lang), _method(lang, body), lang)
     assert r.ok, r.reason
     assert r.text == _file(lang).replace(long_body, body)
+
+
+@pytest.mark.parametrize("lang", sorted(CLASS))
+def test_the_refusal_names_each_class_and_line(lang):
+    """What to show is the class line: the refusal says which classes have the method, and where."""
+    r = merge(_file(lang), _method(lang, CLASS[lang][1]), lang)
+    assert not r.ok
+    headers = [i + 1 for i, l in enumerate(_file(lang).splitlines()) if "render(" in l and "return" not in l
+               and "self.0" not in l and "write" not in l]
+    assert len(headers) == 2, headers
+    assert f"`Socket.render` at line {headers[0]}" in r.reason, r.reason
+    assert f"`BlockingSocket.render` at line {headers[1]}" in r.reason, r.reason
+    assert "show the line that opens its class" in r.reason

@@ -91,7 +91,8 @@ def def_edits(lang, orig: list[str], originals: list[Def], parsed: list[Def], po
         if len(cands) > 1:
             cands = _most_alike(orig, cands, d)
         if len(cands) > 1:
-            raise MergeRefused(f"definition `{d.name}` matches more than one place in the file")
+            raise MergeRefused(f"definition `{d.name}` matches more than one place in the file "
+                               f"({_places(cands, d.name)}); show the line that opens its class")
         if len(cands) == 1 and d.parent is None and cands[0].parent is not None and not _alike(orig, cands[0], d):
             raise MergeRefused(f"definition `{d.name}` is shown without its class and does not look like "
                                f"`{cands[0].parent}.{d.name}` of the file")
@@ -399,6 +400,13 @@ def _fitting_decorators(decorators: list[str], text: list[str]) -> list[str]:
         if names <= params:
             kept.extend(decorators[s:e])
     return kept
+
+
+def _places(cands: list[Def], name: str, most: int = 4) -> str:
+    """Where the places are, for a refusal: `Class.name` at line N (the first `most` of them)."""
+    out = [f"`{_class_name(o.parent)}.{name}` at line {o.start + 1}" if o.parent else f"line {o.start + 1}"
+           for o in sorted(cands, key=lambda o: o.start)[:most]]
+    return ", ".join(out) + (f" and {len(cands) - most} more" if len(cands) > most else "")
 
 
 def _class_name(parent: str) -> str:
