@@ -292,4 +292,19 @@ SOURCES = [
     ("fresh23", "npm", "together-ai", "0.49.0", "0.52.0"),
     ("fresh23", "npm", "@scure/bip32", "2.3.0", "2.4.0"),
     ("fresh23", "npm", "@browserbasehq/sdk", "2.20.0", "2.21.0"),
+    # session 51: a twenty-fourth held-out split (fresh23 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at
+    # the end of a session's work
+    ("fresh24", "pypi", "procrastinate", "3.9.0", "3.10.0"),
+    ("fresh24", "pypi", "limits", "5.7.0", "5.8.0"),
+    ("fresh24", "pypi", "jsonargparse", "4.52.0", "4.53.0"),
+    ("fresh24", "pypi", "python-statemachine", "3.2.1", "3.2.2"),
+    ("fresh24", "pypi", "biscuit-python", "0.3.2", "0.4.0"),
+    ("fresh24", "pypi", "pyromark", "0.10.0", "0.10.2"),
+    ("fresh24", "pypi", "ast-grep-py", "0.50.0", "0.51.0"),
+    ("fresh24", "npm", "@cerebras/cerebras_cloud_sdk", "1.64.1", "1.91.0"),
+    ("fresh24", "npm", "micro-eth-signer", "0.19.0", "0.20.0"),
+    ("fresh24", "npm", "@tanstack/history", "1.162.0", "1.162.5"),
+    ("fresh24", "npm", "@scure/base", "2.3.0", "2.4.0"),
+    ("fresh24", "npm", "nodemailer", "10.6.0", "10.6.1"),
 ]
