@@ -36,12 +36,12 @@ from collections import Counter
 from itertools import islice
 
 from redraft.engine.apply import heaviest
-from redraft.engine.apply.alike import LIKE, alike, replaced, worth as _worth
+from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import (UNSHOWN, UNUSED, guarded, named_anew, no_lost_definitions, no_used_dropped,
                                        unbound, unshown)
-from redraft.engine.apply.places import (braces_tied, led_here, likest_block, longest_taking, opens_file, stays_in,
-                                         weak_tie)
+from redraft.engine.apply.places import (braces_tied, deleted, led_here, likest_block, longest_taking, opens_file,
+                                         stays_in, weak_tie)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
                                           definition_name, doubled_edge, doubled_run, ends_as, ends_block,
                                           in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
@@ -214,13 +214,13 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = guarded(orig, lines, top, name, opened)
     if len(top) == 1 and top[0][3] and (not strong and not _WORD.search(lines[-1]) or
-                                         _tail_before(want, orig, top[0][1], top[0][2])) and \
+                                         _tail_before(orig, want, top[0][1], top[0][2])) and \
             (why := named_anew(orig, lines, top[0][1], top[0][2])):
         raise Ambiguous(f"{name}: {why}")
     return [t[:3] for t in top]
 
 
-def _tail_before(want: list[str], orig: list[str], a: int, b: int) -> bool:
+def _tail_before(orig: list[str], want: list[str], a: int, b: int) -> bool:
     """The region holds the fragment's last FRAME lines further up than its end: it reaches past one
     copy of them to another (cashews's redis client: a new `RedisCluster` class whose first lines are
     `Redis`'s, its last shown lines the comment in every `execute_command`, read as `SafeRedis`
@@ -256,23 +256,15 @@ def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, m
     return inner if any(map(holds, inner)) or not outside else cands
 
 
-def _deleted(orig: list[str], want: list[str], c) -> set[int]:
-    """The region's lines with words that the fragment neither keeps nor rewrites (no like line)."""
-    kept = heaviest.kept(orig, want, c[1], c[2])
-    new = [w for w in want if _WORD.search(w)]
-    return {c[1] + i for i, t in enumerate(orig[c[1]:c[2] + 1])
-            if i not in kept and _WORD.search(t) and not any(alike(t.strip(), w, LIKE) for w in new)}
-
-
 def _deletes_more(orig: list[str], lines: list[str], best, tied: list):
     """Of candidates tied on score, one that deletes only lines `best` deletes too, and fewer: a
     tie-break (the marker's block, the longer region) then chose the reading that deletes more."""
     want = [l.strip() for l in lines]
-    mine = _deleted(orig, want, best)
+    mine = deleted(orig, want, best)
     if not mine:
         return None
     for c in tied:
-        if c[1:3] != best[1:3] and _deleted(orig, want, c) < mine:
+        if c[1:3] != best[1:3] and deleted(orig, want, c) < mine:
             return c[1], c[2]
     return None
 

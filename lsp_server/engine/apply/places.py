@@ -33,7 +33,7 @@ from collections import Counter
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, same
+from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, runs_in, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 _SPACE = re.compile(r"\s+")
@@ -157,25 +157,22 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
     near = weak_head(orig, lines, best, every, marker_before, score) or \
         bare_head(orig, lines, best, every, marker_before)
     if near is not None:                          # (weak_head's first line has no word)
-        what = f"`{lines[0].strip()}`, found {_count(orig, lines[0])} times" if _WORD.search(lines[0]) else \
-            "without words"
+        what = f"`{lines[0].strip()}`, found {runs_in(orig, [lines[0].strip()], len(orig))} times" \
+            if _WORD.search(lines[0]) else "without words"
         return (f"its first line, {what}, fits at line {near[1] + 1} (adding lines) and at line {best[1] + 1} "
                 "(rewriting the lines between); show a line with words above it")
     if marker_after is None or _WORD.search(lines[-1]):
         return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
+    rorig, rlines = orig[::-1], lines[::-1]       # (one reversed copy for both: heaviest's passes kept)
     rbest, revery = (best[0], flip - best[2], flip - best[1]), [(c[0], flip - c[2], flip - c[1]) for c in every]
-    near = weak_head(orig[::-1], lines[::-1], rbest, revery, marker_after,
+    near = weak_head(rorig, rlines, rbest, revery, marker_after,
                      lambda c, **k: score((c[0], flip - c[2], flip - c[1]), **k)) or \
-        bare_head(orig[::-1], lines[::-1], rbest, revery, marker_after)
+        bare_head(rorig, rlines, rbest, revery, marker_after)
     if near is not None:
         return (f"its last line, without words, fits at line {flip - near[1] + 1} (adding lines) and at line "
                 f"{best[2] + 1} (rewriting the lines between); show a line with words below it")
     return None
-
-
-def _count(orig: list[str], line: str) -> int:
-    return sum(1 for l in orig if l.strip() == line.strip())
 
 
 def _run(orig: list[str], lines: list[str], a: int) -> int:
@@ -230,26 +227,35 @@ def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     item, read as rewriting the two items before it; ioredis's cluster: `return;` then new lines,
     read as deleting the `if (!redis) {...}` guard before them).  None if not so, or if the header of a
     definition the file has once is between the two places (a definition rewritten, as for weak_head)."""
+    want = [l.strip() for l in lines]
+    if marker_before is None or _WORD.search(want[0]) and (len(want[0].split()) != 1 or
+                                                          runs_in(orig, want[:1], BARE) <= BARE):
+        return None                   # (its first line not bare)
+    if not deleted(orig, want, best):
+        return None                   # (every line it drops rewritten by a like one)
     counts = Counter(l.strip() for l in orig)
 
     def bare(t: str) -> bool:
         return not _WORD.search(t) or len(t.split()) == 1 and counts[t] > BARE
-    want = [l.strip() for l in lines]
-    if marker_before is None or not bare(want[0]):
-        return None
-    new = [w for w in want if _WORD.search(w)]
 
-    def reading(c: tuple) -> tuple[Counter, list[str]]:     # (lines kept that are not bare, lines dropped)
+    def reading(c: tuple) -> tuple[Counter, bool]:          # (lines kept that are not bare, a line dropped)
         kept = heaviest.kept(orig, want, c[1], c[2])
         region = [l.strip() for l in orig[c[1]:c[2] + 1]]
         return Counter(region[i] for i in kept if not bare(region[i])), \
-            [t for i, t in enumerate(region) if i not in kept and _WORD.search(t)]
-    mine, dropped = reading(best)
-    if not any(not any(alike(t, w, TAKEN) for w in new) for t in dropped):
-        return None                   # (every line it drops rewritten by a like one)
+            any(i not in kept and _WORD.search(t) for i, t in enumerate(region))
+    mine = reading(best)[0]
     near = next((c for c in sorted(every, key=lambda c: -c[1]) if c[2] == best[2] and c[1] > best[1] and
                  not (theirs := reading(c))[1] and not mine - theirs[0]), None)
     return None if near is None or _defined_once_between(orig, best[1], near[1]) else near
+
+
+def deleted(orig: list[str], want: list[str], c) -> set[int]:
+    """The region's lines with words that the fragment (stripped lines `want`) neither keeps nor
+    rewrites (no like line): for bare_head, and anchors' tie-break that deletes (_deletes_more)."""
+    kept = heaviest.kept(orig, want, c[1], c[2])
+    new = [w for w in want if _WORD.search(w)]
+    return {c[1] + i for i, t in enumerate(orig[c[1]:c[2] + 1])
+            if i not in kept and _WORD.search(t) and not any(alike(t.strip(), w, TAKEN) for w in new)}
 
 
 def _defined_once_between(orig: list[str], a: int, b: int) -> bool:
