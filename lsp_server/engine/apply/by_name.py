@@ -259,7 +259,9 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     `TestInclude` and `TestExclude`, the snippet's body calling `exclude`); else all of them.  Not
     when one line tells and it is a small edit of another candidate's line: the snippet's edit may
     have made it (a type renamed in one impl of a trait).  `held`: the candidates that have every
-    token of the snippet's definition (it may be one of them with lines deleted): only the one told."""
+    token of the snippet's definition (it may be one of them with lines deleted): only the one told,
+    or, for a method, the one held that is the nearest (_nearest: huey's `group.error`, of three
+    `error` methods, shown without the comment it drops)."""
     regions = [orig[o.comment_start:o.end + 1] for o in cands]
     texts = ["\n".join(r) for r in regions]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
@@ -268,8 +270,9 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
              and not any(shows(c, t) for j, t in enumerate(texts) if j != k)]
     if len(named) == 1 and held <= set(named):    # the snippet names the class, as only its method does
         return [cands[named[0]]]
-    if held:
-        return cands
+    if held:                                      # a method: one holds it all, the nearest by far
+        near = _nearest(regions, d, cands) if len(held) == 1 and all(classes) else cands
+        return near if len(near) == 1 and cands.index(near[0]) in held else cands
     own = [{l.strip() for l in r if re.search(r"\w", l)} for r in regions]
     others = [set().union(*own[:k], *own[k + 1:]) for k in range(len(cands))]
     shown = {l.strip() for l in d.text}
