@@ -159,3 +159,30 @@ def test_shown_with_the_next_class_header_it_is_inserted():
     assert r.ok, r.reason
     assert r.text == "\n".join(["from redis.asyncio import Redis as _Redis", "", ""] + REDIS + ["", ""] + new +
                                ["", ""] + SAFE) + "\n"
+
+
+# A new type alias written after a function's last lines, its last lines those of the type alias after
+# it (trpc's httpUtils.ts: `HTTPBaseRequestOptions` added before `GetUrlOptions`, both ending in
+# `type: ProcedureType;` `path: string;` `};`).  The region from the function's end to that `};` read
+# the new alias as `GetUrlOptions` renamed: its first two lines lost.  A type alias is a definition
+# too (lost.defines, regions.in_new_definition).
+def alias(name: str, first: str, second: str) -> list[str]:
+    return [f"{'export ' if name != 'GetUrlOptions' else ''}type {name} = {first} &",
+            f"  {second} & {{", "    type: ProcedureType;", "    path: string;", "  };"]
+
+
+FN = ["export function getInput(opts: GetInputOptions) {", "  return 'input' in opts", "    ? opts.input",
+      "    : opts.inputs.map((input) => serialize(input),", "      );", "}"]
+AFTER = ["", "export function getUrl(opts: GetUrlOptions) {", "  return opts.url + '/' + opts.path;", "}"]
+
+
+def test_a_new_type_alias_like_the_next_one_is_not_read_as_its_rename():
+    old = "\n".join(FN + [""] + alias("GetUrlOptions", "ResolvedHTTPLinkOptions", "GetInputOptions") + AFTER) + "\n"
+    new = alias("HTTPBaseRequestOptions", "GetInputOptions", "ResolvedHTTPLinkOptions")
+    snippet = "\n".join(["// ... existing code ..."] + FN[-3:] + [""] + new + ["// ... existing code ..."]) + "\n"
+    r = merge(old, snippet, "typescript")
+    if r.ok:                          # (new beside the old one: the old one kept whole)
+        assert r.text == "\n".join(FN + [""] + new + [""] + alias("GetUrlOptions", "ResolvedHTTPLinkOptions",
+                                                                   "GetInputOptions") + AFTER) + "\n"
+    else:
+        assert "`GetUrlOptions`" in r.reason and "rename or a new one beside it" in r.reason

@@ -11,7 +11,8 @@ from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import alike, worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, definition_end, definition_name,
-                                          header_name, in_new_definition, matching_blocks, runs_in, used_dropped)
+                                          header_name, in_new_definition, matching_blocks, runs_in, type_name,
+                                          used_dropped)
 from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
@@ -173,7 +174,7 @@ _ASSIGNED = re.compile(r"\s*[A-Za-z_$][\w$]*(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)\s*
 
 
 def defines(line: str) -> str | None:
-    """The name a definition's header line defines, or a function assigned to a property
+    """The name a definition's header line or a type alias defines, or a function assigned to a property
     (protobufjs's bundles: `Reader.prototype.size = function read_size() {`)."""
     m = _ASSIGNED.match(line)
-    return definition_name(line) or (m.group(1) if m else None)
+    return definition_name(line) or type_name(line) or (m.group(1) if m else None)

@@ -150,8 +150,8 @@ def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     level = _indent(lines[j])
     for h in range(j - 1, -1, -1):            # the blocks around it, innermost first
         if lines[h].strip() and _indent(lines[h]) < level:
-            ident = header_name(lines[h])
-            if ident and ident not in _NOT_NAMES and not any(header_name(o) == ident for o in orig):
+            ident = header_name(lines[h]) or type_name(lines[h])    # (a type alias: trpc's `type A = B & {`)
+            if ident and ident not in _NOT_NAMES and not any(ident in (header_name(o), type_name(o)) for o in orig):
                 return True
             level = _indent(lines[h])
     return False
