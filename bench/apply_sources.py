@@ -307,4 +307,19 @@ SOURCES = [
     ("fresh24", "npm", "@tanstack/history", "1.162.0", "1.162.5"),
     ("fresh24", "npm", "@scure/base", "2.3.0", "2.4.0"),
     ("fresh24", "npm", "nodemailer", "10.6.0", "10.6.1"),
+    # session 52: a twenty-fifth held-out split (fresh24 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at
+    # the end of a session's work
+    ("fresh25", "pypi", "dishka", "1.6.0", "1.7.0"),
+    ("fresh25", "pypi", "faststream", "0.7.3", "0.7.4"),
+    ("fresh25", "pypi", "advanced-alchemy", "1.9.2", "1.9.3"),
+    ("fresh25", "pypi", "stamina", "25.2.0", "26.1.0"),
+    ("fresh25", "pypi", "pyoxigraph", "0.5.11", "0.5.12"),
+    ("fresh25", "pypi", "loro", "1.5.4", "1.6.0"),
+    ("fresh25", "pypi", "rustworkx", "0.18.0", "0.18.1"),
+    ("fresh25", "npm", "@letta-ai/letta-client", "1.10.3", "1.11.0"),
+    ("fresh25", "npm", "micro-packed", "0.9.0", "0.11.0"),
+    ("fresh25", "npm", "@runloop/api-client", "1.25.0", "1.28.0"),
+    ("fresh25", "npm", "otpauth", "9.5.0", "9.5.1"),
+    ("fresh25", "npm", "lib0", "0.2.119", "0.2.120"),
 ]
