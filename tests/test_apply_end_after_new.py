@@ -62,3 +62,44 @@ def test_lines_after_the_shown_ones_are_deleted_when_no_marker_follows_the_new_d
     assert r.text == "\n".join(["import time" if lang == "python" else "// head", ""] + keep + [""] * gap + new) + "\n"
     assert [d.why for d in r.deletions] == [LAST_WHY]
     assert any(t in r.text for t in new) and after[0] not in r.text
+
+
+# A last fragment after another one: its first line the last line of the function that fragment ended
+# in (a marker at its body's depth between them), found once after it, then new definitions for the
+# file's old last ones, no marker after (mosec's utils.py: `return None`, then `_resolve_annotations`
+# and three more for `ParseTarget` and `parse_func_type`).  Its last line is new and its region drops
+# lines unlike the new ones: it was refused ("its last line is not in the file").  The fragment before
+# and its first line anchor it; the file's end is its last anchor, what it omits there is gone.  (Rust:
+# the new definitions' last line, `}`, is in the file, and it merged so before.)
+TAIL = {
+    "python": ("# ... existing code ...", "    # ... existing code ...",
+               ["def mosec_path() -> Path | None:", '    """Find the binary."""', "    for p in PATHS:",
+                "        if p.exists():", "            return p", "    return None"],
+               ["class Target(Enum):", '    INPUT = "INPUT"', '    RETURN = "RETURN"', "", "",
+                "def parse_type(func, target: Target) -> type:", "    hints = get_type_hints(func)",
+                '    return hints.get("return" if target is Target.RETURN else "data", Any)'],
+               ["def _hints(func) -> dict[str, Any]:", "    try:", "        return get_type_hints(func)",
+                "    except Exception:", "        return func.__annotations__", "", "",
+                "def input_type(func) -> Any:", '    return _hints(func).get("data", Any)', "", "",
+                "def return_type(func) -> Any:", '    return _hints(func).get("return", Any)'], 2),
+    "rust": ("// ... existing code ...", "    // ... existing code ...",
+             ["fn mosec_path() -> Option<PathBuf> {", "    for p in PATHS {", "        if p.exists() {",
+              "            return Some(p.into());", "        }", "    }", "    None", "}"],
+             ["enum Target {", "    Input,", "    Return,", "}", "",
+              "fn parse_type(func: &Func, target: Target) -> Kind {", "    func.hints().get(target.key())", "}"],
+             ["fn hints(func: &Func) -> Hints {", "    func.hints().unwrap_or_default()", "}", "",
+              "fn input_type(func: &Func) -> Kind {", "    hints(func).get(\"data\")", "}", "",
+              "fn return_type(func: &Func) -> Kind {", "    hints(func).get(\"return\")", "}"], 1),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(TAIL))
+def test_a_last_fragment_from_the_end_of_the_function_before_replaces_the_files_tail(lang):
+    marker, inner, fn, old, new, gap = TAIL[lang]
+    head = ["import os", ""] if lang == "python" else ["use std::path::PathBuf;", ""]
+    original = "\n".join(head + fn + [""] * gap + old) + "\n"
+    snippet = "\n".join([marker] + fn[:2] + [inner] + fn[-(2 if lang == "rust" else 1):] + [""] * gap + new) + "\n"
+    r = merge(original, snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == "\n".join(head + fn + [""] * gap + new) + "\n"
+    assert r.deletions and {d.why for d in r.deletions} == {LAST_WHY}

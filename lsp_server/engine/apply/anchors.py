@@ -383,7 +383,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             cands, edge = [_to_block_end(orig, lines, heads[0], base + 1)], "block"   # new lines end its body
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
-            led = led_here(orig, lines, cands, FRAME) if tails is not None and not at_start else None
+            led = led_here(orig, lines, cands, FRAME, after=marker_before is not None) \
+                if tails is not None and not at_start else None
             if led is not None:       # its first lines found once, the file's end its last anchor:
                 no_used_dropped(orig, lines, led[0], led[1], name)   # what it omits is gone
                 tails.append(LAST_WHY)

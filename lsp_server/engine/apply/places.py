@@ -4,8 +4,8 @@ merge; anchors calls these when a fragment's first line fits several places).
 * opens_file: a first fragment whose first lines are new and whose next ones are the file's first
   lines takes the file's start for its anchor.
 * led_here: a snippet's last fragment, no marker after it and its last line new, runs to the file's
-  end from the one place where the file has its first lines with text (the snippet ends the file:
-  what it omits there is gone).
+  end from the one place where the file has its first lines with text, or from the one place of its
+  first line after the fragment before it (the snippet ends the file: what it omits there is gone).
 * likest_block: a lone line (a method header that several classes have) followed by a deeper
   marker goes to the place whose block holds the next fragment's lines most alike (most of them as
   they are, then in a row, then the fewest characters changed where the others fall); that
@@ -55,15 +55,21 @@ def opens_file(orig: list[str], lines: list[str], frame: int) -> bool:
     return False
 
 
-def led_here(orig: list[str], lines: list[str], cands: list, frame: int) -> tuple[int, int] | None:
+def led_here(orig: list[str], lines: list[str], cands: list, frame: int, after: bool = False) -> tuple[int, int] | None:
     """Of several candidates (score, head, tail), the one at the only place where the file has the
-    fragment's first `frame` lines with text, words among them (blank lines aside), when its region
-    has at most twice the fragment's lines with text (it is rewritten, not cut); else None."""
+    fragment's first `frame` lines with text, words among them (blank lines aside); or, `after` a
+    fragment, the one candidate (its first line found once after that fragment, which with it anchors
+    it: mosec's utils.py, `return None` ending the function the fragment before ended in, then new
+    functions for the old ones); when its region has at most twice the fragment's lines with text (it
+    is rewritten, not cut); else None."""
     want = _texts(lines, 0, frame)
-    if len(cands) < 2 or len(want) < frame or not any(_WORD.search(t) for t in want):
+    if after and len(cands) == 1:
+        c = cands[0]
+    elif len(cands) < 2 or len(want) < frame or not any(_WORD.search(t) for t in want):
         return None
-    at = [j for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j, frame) == want]
-    c = next((c for c in cands if at == [c[1]]), None)
+    else:
+        at = [j for j, l in enumerate(orig) if l.strip() == want[0] and _texts(orig, j, frame) == want]
+        c = next((c for c in cands if at == [c[1]]), None)
     if c is None or sum(1 for l in orig[c[1]:c[2] + 1] if l.strip()) > 2 * sum(1 for l in lines if l.strip()):
         return None
     return c[1], c[2]
