@@ -62,6 +62,7 @@ REPLACED = 1.25                   # ... and counts this much against the line's 
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
 COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
+TWINS = "matches more than one place in the file"   # (plan tries the places before the next fragment's)
 LAST_WHY = "no marker after the snippet's last line"   # (what a last fragment leaves out there is gone)
 
 
@@ -300,10 +301,15 @@ def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, i
     return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
 
 
-def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, **kw) -> tuple[int, int]:
+def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, before: int | None = None,
+           **kw) -> tuple[int, int]:
     """Where the fragment goes (_anchor, whose arguments these are); after a marker deeper than the
-    fragment, first inside the block the previous fragment ended in (places.stays_in)."""
+    fragment, first inside the block the previous fragment ended in (places.stays_in).  `before`: a
+    line it must end before (where the next fragment goes)."""
     stop = stays_in(orig, lines, pos, marker_before)
+    if before is not None:
+        return _anchor(orig, lines, pos, marker_before, stop=min(before - 1, len(orig) if stop is None else stop),
+                       **kw)
     if stop is not None:
         try:
             return _anchor(orig, lines, pos, marker_before, stop=stop, **kw)
@@ -363,7 +369,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             heads = [h for h in heads if h + k < len(orig) and
                      all(same(orig[h + i], lines[i]) for i in range(1, k + 1))]
         if len(heads) > MAX_HEADS:    # (a first line without words, `}`, everywhere in a bundle: those
-            raise Ambiguous(f"{name}: matches more than one place in the file")   # its next lines follow)
+            raise Ambiguous(f"{name}: {TWINS}")   # its next lines follow)
         base = min(_indent(l) for l in lines if l.strip())
         cands = [c for c in _pairs(orig, lines, heads, base) if stop is None or c[2] <= stop]
         ends = marker_after is not None and marker_after < base < _indent(lines[0]) + 1
@@ -376,7 +382,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
                 if len(inner) > 1 else inner                  # with the fragment's first lines as they are)
             if len(inner) != 1:
-                raise Ambiguous(f"{name}: matches more than one place in the file")
+                raise Ambiguous(f"{name}: {TWINS}")
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and len(heads) == 1 and marker_after is not None and lines[0].rstrip().endswith((":", "{")) \
                 and _indent(lines[0]) == base == marker_after < _indent(lines[-1]):
@@ -459,7 +465,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:
-        raise Ambiguous(f"{name}: matches more than one place in the file")
+        raise Ambiguous(f"{name}: {TWINS}")
     if tied and (other := _deletes_more(orig, lines, cands[0], tied)):
         raise Ambiguous(f"{name}: fits as well at lines {other[0] + 1}-{other[1] + 1}, which deletes fewer lines; "
                         "show more lines around it")

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from redraft.engine.apply.ambiguity import weak_alternatives
-from redraft.engine.apply.anchors import Ambiguous, anchor, last_text, same as _same, unchanged
+from redraft.engine.apply.anchors import TWINS, Ambiguous, anchor, last_text, same as _same, unchanged
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
@@ -116,10 +116,18 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
                     tails=[] if drops else None)
         try:
             others: list = []
-            a, b = anchor(orig, f.lines, at_start=i == 0 and f.marker_before is None,
-                          at_end=nxt is None and f.marker_after is None, others=others, opens=opens and i == 0,
-                          then=(nxt.lines, f.marker_after) if nxt and f.marker_after is not None else None,
-                          **args)
+            kw = dict(at_start=i == 0 and f.marker_before is None, at_end=nxt is None and f.marker_after is None,
+                      others=others, opens=opens and i == 0,
+                      then=(nxt.lines, f.marker_after) if nxt and f.marker_after is not None else None, **args)
+            try:
+                a, b = anchor(orig, f.lines, **kw)
+            except Ambiguous as e:    # places alike: the one before the only place the next fragment fits
+                if not str(e).endswith(TWINS) or (ahead := _next_only_place(orig, frags, i, pos)) is None:
+                    raise
+                try:
+                    a, b = anchor(orig, f.lines, before=ahead, **kw)
+                except Ambiguous:
+                    raise e from None
             if f.marker_after is not None and (why := renamed_export(orig, f.lines, a, b)):
                 raise MergeRefused(f"{args['name']}: {why}")
             if idle is not None and unchanged(orig[a:b + 1], f.lines):
@@ -154,6 +162,21 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
         edits.append((a, b + 1, Replacement(list(f.lines), tails[-1], drops=True) if tails else list(f.lines)))
         pos = b + 1
     return edits
+
+
+def _next_only_place(orig: list[str], frags: list[Frag], i: int, pos: int) -> int | None:
+    """The first line of the one place the fragment after fragment `i` fits after `pos` (the line
+    after the fragment before `i`), or None: fragment `i`, which fits several places, ends before it
+    (maturin's build_context.rs: a `WheelWriter::new(` call in five functions, the next fragment's
+    lines in the first one's only)."""
+    if i + 1 >= len(frags) or frags[i].marker_after is None:
+        return None
+    nxt = frags[i + 1]
+    try:
+        return anchor(orig, nxt.lines, pos=pos, marker_before=nxt.marker_before, marker_after=nxt.marker_after,
+                      name="", at_end=False)[0]
+    except Ambiguous:
+        return None
 
 
 _IMPORT_SPEC = re.compile(r"\s*(?:[\w.]+\s+)?\"[^\"]+\"\s*$")      # a line of Go's `import (` block

@@ -1,0 +1,58 @@
+"""Issue 43: a fragment that fits several places alike, followed by one that fits one place only
+(maturin's build_context.rs: the same `WheelWriter::new(` call in five functions, a field renamed in
+the first one's, then a marker and the next lines, which every such function has, then that
+function's own comment and next line).  Fragments keep the file's order, so the first one goes to
+the one of its places before the next one's: it was refused as matching more than one place.  Still
+refused: when the next fragment fits several places too."""
+from __future__ import annotations
+
+import pytest
+
+from redraft.engine.apply import merge
+
+MARK = {"python": "# ... existing code ...", "javascript": "// ... existing code ...", "rust": "// ... existing code ..."}
+
+
+def _function(lang: str, name: str, field: str, note: str, pick: str) -> list[str]:
+    """A function that builds a writer (`field` its third argument) and then picks an interpreter."""
+    if lang == "python":
+        return [f"def {name}(self):", "    tag = self.tag", "    writer = WheelWriter(", "        tag,",
+                "        self.out,", f"        self.{field},", "    )", "    wheels = []", f"    # {note}",
+                f"    interp = {pick}", "    return writer.finish(interp)"]
+    if lang == "rust":
+        return [f"fn {name}(&self) -> Wheel {{", "    let tag = self.tag();", "    let writer = WheelWriter::new(",
+                "        &tag,", "        &self.out,", f"        &self.{field},", "    );",
+                "    let mut wheels = Vec::new();", f"    // {note}",
+                f"    let interp = {pick};", "    writer.finish(interp)", "}"]
+    return [f"function {name}(self) {{", "  const tag = self.tag;", "  const writer = new WheelWriter(",
+            "    tag,", "    self.out,", f"    self.{field},", "  );", "  const wheels = [];", f"  // {note}",
+            f"  const interp = {pick};", "  return writer.finish(interp);", "}"]
+
+
+def _file(lang: str, first: tuple[str, str], notes=("On windows, pick one for python.lib", "Any will do")) -> str:
+    gap = [""] * (2 if lang == "python" else 1)
+    one = _function(lang, "build_wheels", first[0], notes[0], first[1])
+    two = _function(lang, "build_bin_wheels", "meta21", notes[1], "interpreters.get(0)")
+    three = _function(lang, "build_pure_wheels", "meta21", notes[1], "None")
+    return "\n".join(one + gap + two + gap + three) + "\n"
+
+
+def _snippet(lang: str, note: str = "On windows, pick one for python.lib") -> str:
+    new = _function(lang, "build_wheels", "meta23", note, "interpreters.first()")
+    inner = (" " * (4 if lang != "javascript" else 2)) + MARK[lang]
+    return "\n".join([MARK[lang]] + new[2:7] + [inner] + new[7:11] + [MARK[lang]]) + "\n"
+
+
+@pytest.mark.parametrize("lang", sorted(MARK))
+def test_a_fragment_of_several_places_goes_before_the_only_place_of_the_next_one(lang):
+    r = merge(_file(lang, ("meta21", "interpreters.get(0)")), _snippet(lang), lang)
+    assert r.ok, r.reason
+    assert r.text == _file(lang, ("meta23", "interpreters.first()"))
+
+
+@pytest.mark.parametrize("lang", sorted(MARK))
+def test_still_refused_when_the_next_fragment_fits_several_places(lang):
+    notes = ("Any will do", "Any will do")
+    r = merge(_file(lang, ("meta21", "interpreters.get(0)"), notes), _snippet(lang, "Any will do"), lang)
+    assert not r.ok
+    assert "matches more than one place in the file" in r.reason
