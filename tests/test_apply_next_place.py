@@ -56,3 +56,29 @@ def test_still_refused_when_the_next_fragment_fits_several_places(lang):
     r = merge(_file(lang, ("meta21", "interpreters.get(0)"), notes), _snippet(lang, "Any will do"), lang)
     assert not r.ok
     assert "matches more than one place in the file" in r.reason
+
+
+def _looping(name: str, field: str, check: str, note: str, pick: str) -> list[str]:
+    """Python: a function that builds a writer (`field` its third argument), checks its wheels in a
+    loop (`check`), then picks an interpreter."""
+    return [f"def {name}(self):", "    tag = self.tag", "    writer = WheelWriter(", "        tag,", "        self.out,",
+            f"        self.{field},", "    )", "    wheels = []", "    for wheel in writer.wheels():",
+            f"        wheel.check({check})", "        wheels.append(wheel)", "    total = len(wheels)", f"    # {note}",
+            f"    interp = {pick}", "    return writer.finish(interp, total)"]
+
+
+def test_a_chain_of_fragments_of_several_places_each_goes_before_the_next_ones():
+    """The fragment after it fits several places too, the one after that one only: each goes before
+    the next one's place."""
+    def text(first: list[str]) -> str:
+        rest = [_looping("build_bin_wheels", "meta21", "", "Any will do", "interpreters.get(0)"),
+                _looping("build_pure_wheels", "meta21", "", "Any will do", "None")]
+        return "\n\n\n".join("\n".join(f) for f in [first] + rest) + "\n"
+    old = _looping("build_wheels", "meta21", "", "On windows, pick one for python.lib", "interpreters.get(0)")
+    new = _looping("build_wheels", "meta23", "strict=True", "On windows, pick one for python.lib",
+                   "interpreters.first()")
+    snippet = [MARK["python"]] + new[2:7] + ["    " + MARK["python"]] + new[8:11] + ["    " + MARK["python"]] + \
+        new[12:15] + [MARK["python"]]
+    r = merge(text(old), "\n".join(snippet) + "\n", "python")
+    assert r.ok, r.reason
+    assert r.text == text(new)

@@ -168,13 +168,19 @@ def _next_only_place(orig: list[str], frags: list[Frag], i: int, pos: int) -> in
     """The first line of the one place the fragment after fragment `i` fits after `pos` (the line
     after the fragment before `i`), or None: fragment `i`, which fits several places, ends before it
     (maturin's build_context.rs: a `WheelWriter::new(` call in five functions, the next fragment's
-    lines in the first one's only)."""
+    lines in the first one's only).  The next fragment fitting several places too: the one before
+    the place of the fragment after it, and so on."""
     if i + 1 >= len(frags) or frags[i].marker_after is None:
         return None
     nxt = frags[i + 1]
+    kw = dict(pos=pos, marker_before=nxt.marker_before, marker_after=nxt.marker_after, name="", at_end=False)
     try:
-        return anchor(orig, nxt.lines, pos=pos, marker_before=nxt.marker_before, marker_after=nxt.marker_after,
-                      name="", at_end=False)[0]
+        return anchor(orig, nxt.lines, **kw)[0]
+    except Ambiguous as e:
+        if not str(e).endswith(TWINS) or (ahead := _next_only_place(orig, frags, i + 1, pos)) is None:
+            return None
+    try:
+        return anchor(orig, nxt.lines, before=ahead, **kw)[0]
     except Ambiguous:
         return None
 
