@@ -82,3 +82,28 @@ def test_a_chain_of_fragments_of_several_places_each_goes_before_the_next_ones()
     r = merge(text(old), "\n".join(snippet) + "\n", "python")
     assert r.ok, r.reason
     assert r.text == text(new)
+
+
+def _init(kind: str, params: list[str]) -> list[str]:
+    """Python: a class whose `__init__` takes `params` (a shared run of them, then its own)."""
+    return [f"class {kind}Info:", "    def __init__(", "        self,", "        default: Any = None,",
+            '        help: str = "",', "        # TyperArgument", "        show_default: bool = True,",
+            "        hidden: bool = False,", *params, "    ):", "        self.default = default",
+            "        self.help = help"]
+
+
+def test_a_lone_header_of_several_places_goes_before_the_next_fragments():
+    """typer's models.py: `def __init__(` shown alone, a deeper marker, new parameters among lines
+    every `__init__` has (each place alike to them), then the lines of one class's own: the header of
+    that class (the first), before them."""
+    own = ['        metavar: str = "",', "        expose_value: bool = True,"]
+    other = ["        is_flag: bool = False,", "        count: bool = False,"]
+    new = own[:1] + ["        parser: Any = None,"] + own[1:]
+    text = lambda params: "\n".join(_init("Argument", params) + ["", ""] + _init("Option", other)) + "\n"
+    inner = "        # ... existing code ..."
+    snippet = ["    # ... existing code ...", "    def __init__(", inner, '        help: str = "",',
+               "        # TyperArgument", "        show_default: bool = True,", inner] + new + \
+        ["    ):", "    # ... existing code ..."]
+    r = merge(text(own), "\n".join(snippet) + "\n", "python")
+    assert r.ok, r.reason
+    assert r.text == text(new)

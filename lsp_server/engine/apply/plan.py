@@ -1,6 +1,7 @@
 """Where each fragment of a lazy snippet goes (apply's merge): by name when it is whole
 definitions (by_name), else by its lines (anchors), with new lines at a fragment's edge anchored
-by the fragment's other lines."""
+by the fragment's other lines; fragments keep the file's order (_ordered: one that fits several
+places goes before the only place of the next one)."""
 from __future__ import annotations
 
 import re
@@ -119,15 +120,7 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
             kw = dict(at_start=i == 0 and f.marker_before is None, at_end=nxt is None and f.marker_after is None,
                       others=others, opens=opens and i == 0,
                       then=(nxt.lines, f.marker_after) if nxt and f.marker_after is not None else None, **args)
-            try:
-                a, b = anchor(orig, f.lines, **kw)
-            except Ambiguous as e:    # places alike: the one before the only place the next fragment fits
-                if not str(e).endswith(TWINS) or (ahead := _next_only_place(orig, frags, i, pos)) is None:
-                    raise
-                try:
-                    a, b = anchor(orig, f.lines, before=ahead, **kw)
-                except Ambiguous:
-                    raise e from None
+            a, b = _ordered(orig, frags, i, **kw)
             if f.marker_after is not None and (why := renamed_export(orig, f.lines, a, b)):
                 raise MergeRefused(f"{args['name']}: {why}")
             if idle is not None and unchanged(orig[a:b + 1], f.lines):
@@ -164,25 +157,23 @@ def plan(lang, orig: list[str], frags: list[Frag], view: bool = False,
     return edits
 
 
-def _next_only_place(orig: list[str], frags: list[Frag], i: int, pos: int) -> int | None:
-    """The first line of the one place the fragment after fragment `i` fits after `pos` (the line
-    after the fragment before `i`), or None: fragment `i`, which fits several places, ends before it
-    (maturin's build_context.rs: a `WheelWriter::new(` call in five functions, the next fragment's
-    lines in the first one's only).  The next fragment fitting several places too: the one before
-    the place of the fragment after it, and so on."""
-    if i + 1 >= len(frags) or frags[i].marker_after is None:
-        return None
-    nxt = frags[i + 1]
-    kw = dict(pos=pos, marker_before=nxt.marker_before, marker_after=nxt.marker_after, name="", at_end=False)
+def _ordered(orig: list[str], frags: list[Frag], i: int, **kw) -> tuple[int, int]:
+    """anchor for fragment `i`; when it fits several places alike, the one of them before the only
+    place the next fragment fits after `kw["pos"]` (fragments keep the file's order: maturin's
+    build_context.rs, a `WheelWriter::new(` call in five functions, the next fragment's lines in the
+    first one's only), found so in turn when the next one fits several places too; else its refusal."""
     try:
-        return anchor(orig, nxt.lines, **kw)[0]
+        return anchor(orig, frags[i].lines, **kw)
     except Ambiguous as e:
-        if not str(e).endswith(TWINS) or (ahead := _next_only_place(orig, frags, i + 1, pos)) is None:
-            return None
-    try:
-        return anchor(orig, nxt.lines, before=ahead, **kw)[0]
-    except Ambiguous:
-        return None
+        if TWINS not in str(e) or i + 1 >= len(frags) or frags[i].marker_after is None:
+            raise
+        nxt = frags[i + 1]
+        try:
+            ahead = _ordered(orig, frags, i + 1, pos=kw["pos"], marker_before=nxt.marker_before,
+                             marker_after=nxt.marker_after, name="", at_end=False)[0]
+            return anchor(orig, frags[i].lines, before=ahead, **kw)
+        except Ambiguous:
+            raise e from None
 
 
 _IMPORT_SPEC = re.compile(r"\s*(?:[\w.]+\s+)?\"[^\"]+\"\s*$")      # a line of Go's `import (` block
