@@ -149,7 +149,8 @@ def main(argv=None) -> int:
                     "split, fresh13 and fresh14 since session 47, fresh15 and fresh16 since session 48, fresh16 "
                     "opened after its one run; fresh17 (session 48) is a development split, opened at once; "
                     "fresh18 (session 48's last), fresh19 and fresh20 since session 49, fresh21 and fresh22 "
-                    "since session 50, fresh23 since session 51, each opened after its one run as held-out; the "
+                    "since session 50, fresh23 since session 51, fresh24 since session 52, each opened after its one "
+                    "run as held-out; the "
                     "release + omission "
                     "held-out split, "
                     "heldout, the one never opened); all: dev and heldout")
