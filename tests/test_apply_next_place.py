@@ -10,7 +10,8 @@ import pytest
 
 from redraft.engine.apply import merge
 
-MARK = {"python": "# ... existing code ...", "javascript": "// ... existing code ...", "rust": "// ... existing code ..."}
+MARK = {"python": "# ... existing code ...", "javascript": "// ... existing code ...",
+        "rust": "// ... existing code ..."}
 
 
 def _function(lang: str, name: str, field: str, note: str, pick: str) -> list[str]:
@@ -61,7 +62,8 @@ def test_still_refused_when_the_next_fragment_fits_several_places(lang):
 def _looping(name: str, field: str, check: str, note: str, pick: str) -> list[str]:
     """Python: a function that builds a writer (`field` its third argument), checks its wheels in a
     loop (`check`), then picks an interpreter."""
-    return [f"def {name}(self):", "    tag = self.tag", "    writer = WheelWriter(", "        tag,", "        self.out,",
+    return [f"def {name}(self):", "    tag = self.tag", "    writer = WheelWriter(", "        tag,",
+            "        self.out,",
             f"        self.{field},", "    )", "    wheels = []", "    for wheel in writer.wheels():",
             f"        wheel.check({check})", "        wheels.append(wheel)", "    total = len(wheels)", f"    # {note}",
             f"    interp = {pick}", "    return writer.finish(interp, total)"]
