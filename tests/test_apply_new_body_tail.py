@@ -48,3 +48,46 @@ def test_a_body_line_left_out_before_them_is_replaced():
     r = merge(ORIGINAL, _snippet([]), "python")
     assert r.ok, r.reason
     assert r.text == ORIGINAL.replace("    assert _.gt(*case) == expected\n", NEW)
+
+
+# The header inside the fragment (limits's redis bridge.py): `def __init__(` and a deeper marker, then
+# the signature's last parameters, a new one, `) -> None:`, the body rewritten to new last lines, then
+# a marker as deep as the method.  The fragment starts below the header line it holds, so its block is
+# that line's body.
+BRIDGE = '''class RedisBridge:
+    def __init__(
+        self,
+        uri: str,
+        dependency: ModuleType,
+        key_prefix: str,
+    ) -> None:
+        self.uri = uri
+        self.parsed_uri = urlparse(self.uri)
+        self.key_prefix = key_prefix
+        if self.parsed_uri.username:
+            self.auth["username"] = self.parsed_uri.username
+
+    def prefixed_key(self, key: str) -> str:
+        return f"{self.key_prefix}:{key}"
+'''
+BRIDGE_NEW = BRIDGE.replace('''        key_prefix: str,
+    ) -> None:''', '''        key_prefix: str,
+        **options: str,
+    ) -> None:''').replace('''        self.parsed_uri = urlparse(self.uri)
+        self.key_prefix = key_prefix
+        if self.parsed_uri.username:
+            self.auth["username"] = self.parsed_uri.username
+''', '''        self.from_uri = parse_uri(self.uri)
+        self.key_prefix = key_prefix
+        if username := options.get("username", self.from_uri.username):
+            self.auth["username"] = username
+''')
+
+
+def test_a_fragment_holding_the_header_of_the_body_it_ends_in_ends_with_that_body():
+    body = BRIDGE_NEW.splitlines()
+    snippet = ["    # ... existing code ...", "    def __init__(", "        # ... existing code ...", *body[4:13],
+               "    # ... existing code ..."]
+    r = merge(BRIDGE, "\n".join(snippet) + "\n", "python")
+    assert r.ok, r.reason
+    assert r.text == BRIDGE_NEW

@@ -270,8 +270,10 @@ def _deletes_more(orig: list[str], lines: list[str], best, tied: list):
     return None
 
 
-def _to_block_end(orig: list[str], lines: list[str], a: int, base: int) -> tuple[int, int, int]:
-    b = block_end(orig, a, base) - 1
+def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
+                  start: int | None = None) -> tuple[int, int, int]:
+    """A candidate from line `a` to the end of the block at `base` (of line `start`'s, if given)."""
+    b = block_end(orig, a if start is None else start, base) - 1
     while b > a and not orig[b].strip():
         b -= 1
     want = Counter(l.strip() for l in lines)
@@ -329,9 +331,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     the indentation of the marker right after it, None if none.  A fragment whose last line is new
     and that is followed by a less indented marker runs to the end of its block (its first line
     unique, the lines it drops replaced by like ones); so does one that opens at a header as deep as
-    the marker after it and ends with new lines in the header's body (a test's new last line).
-    `at_start` (no
-    marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
+    the marker after it, or holds one after its first line (limits's `__init__`, shown from a
+    parameter on), and ends with new lines in the header's body (a test's new last line).
+    `at_start` (no marker or fragment before it) / `at_end` (none after it): a new first / last line makes it
     start / end where the file does, if that replaces about as many lines as it brings.  `avoid`:
     [start, end) ranges that later fragments replace by name (candidates overlapping them lose).
     `others`: gets the other candidate regions (head, tail).  `opens`: the snippet starts at the file's
@@ -387,6 +389,12 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         if not cands and len(heads) == 1 and marker_after is not None and lines[0].rstrip().endswith((":", "{")) \
                 and _indent(lines[0]) == base == marker_after < _indent(lines[-1]):
             cands, edge = [_to_block_end(orig, lines, heads[0], base + 1)], "block"   # new lines end its body
+        if not cands and len(heads) == 1 and marker_after is not None and base == marker_after < _indent(lines[-1]):
+            k = max(j for j, l in enumerate(lines) if l.strip() and _indent(l) == base)   # ... or a header inside
+            h = next((j for j in range(heads[0], len(orig)) if same(orig[j], lines[k])), None) \
+                if k and lines[k].rstrip().endswith((":", "{")) else None   # it (`) -> None:` of the signature
+            if h is not None:                                                # it starts in), as the file has it
+                cands, edge = [_to_block_end(orig, lines, heads[0], base + 1, start=h)], "block"
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True
             led = led_here(orig, lines, cands, FRAME, after=marker_before is not None) \
