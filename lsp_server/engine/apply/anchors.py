@@ -386,14 +386,13 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             if len(inner) != 1:
                 raise Ambiguous(f"{name}: {TWINS}")
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
-        if not cands and len(heads) == 1 and marker_after is not None and lines[0].rstrip().endswith((":", "{")) \
-                and _indent(lines[0]) == base == marker_after < _indent(lines[-1]):
-            cands, edge = [_to_block_end(orig, lines, heads[0], base + 1)], "block"   # new lines end its body
         if not cands and len(heads) == 1 and marker_after is not None and base == marker_after < _indent(lines[-1]):
-            k = max(j for j, l in enumerate(lines) if l.strip() and _indent(l) == base)   # ... or a header inside
+            header = lambda l: l.rstrip().endswith((":", "{"))   # new lines end the body of its header line:
+            k = 0 if _indent(lines[0]) == base and header(lines[0]) else \
+                max(j for j, l in enumerate(lines) if l.strip() and _indent(l) == base)  # its first, or one
             h = next((j for j in range(heads[0], len(orig)) if same(orig[j], lines[k])), None) \
-                if k and lines[k].rstrip().endswith((":", "{")) else None   # it (`) -> None:` of the signature
-            if h is not None:                                                # it starts in), as the file has it
+                if header(lines[k]) else None     # inside it (`) -> None:` of the signature it starts in)
+            if h is not None:                     # as the file has it
                 cands, edge = [_to_block_end(orig, lines, heads[0], base + 1, start=h)], "block"
         if not cands and at_end and orig:
             cands, edge = [_to_block_end(orig, lines, a, -1) for a in heads], True

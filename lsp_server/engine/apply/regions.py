@@ -151,7 +151,8 @@ def in_new_definition(orig: list[str], lines: list[str], j: int) -> bool:
     for h in range(j - 1, -1, -1):            # the blocks around it, innermost first
         if lines[h].strip() and _indent(lines[h]) < level:
             ident = header_name(lines[h]) or type_name(lines[h])    # (a type alias: trpc's `type A = B & {`)
-            if ident and ident not in _NOT_NAMES and not any(ident in (header_name(o), type_name(o)) for o in orig):
+            if ident and ident not in _NOT_NAMES and \
+                    not any(ident in o and ident in (header_name(o), type_name(o)) for o in orig):   # (cheap first)
                 return True
             level = _indent(lines[h])
     return False
