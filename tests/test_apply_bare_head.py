@@ -5,7 +5,8 @@ release, fresh21: cashews's test_settings_url.py, `},` and `),`, then a new `(ur
 rewriting the two items before it, 8 lost lines; fresh20: ioredis's cluster, `return;` then new lines,
 read as deleting the `if (!redis) {...}` guard before them).  The bare line cannot tell a rewrite from
 an addition: refused, naming both places (places.bare_head), unless a definition the file has once
-lies between them (it is rewritten: tests/test_apply_regions.py).  Shown with a line with words above
+lies between them (it is rewritten: tests/test_apply_regions.py), or the rewrite would delete a key
+the snippet never shows (then it adds: the last test).  Shown with a line with words above
 it, the fragment merges.  The same holds for the snippet's first fragment after a leading marker when
 its first line closes a block (`})`: hifitime's efmt.rs, fresh21, a new test after the last one read
 as rewriting that test's last `assert_eq!`, 3 lost lines)."""
@@ -51,14 +52,17 @@ def items(lang: str) -> list[list[str]]:
                  [("address", '"redis://localhost:9000/0"'), ("client_side", '"true"')])]
 
 
-NEW = ("redis://0.0.0.0:9000?cluster=true", [("address", '"redis://0.0.0.0:9000"'), ("cluster", '"true"')])
+# the new item has the last one's keys: a rewrite of it drops no key the snippet does not show
+NEW = ("redis://0.0.0.0:9000?client_side=false", [("address", '"redis://0.0.0.0:9000"'), ("client_side", '"false"')])
+# ... this one has `cluster` for `client_side`: a rewrite of the last item would drop `client_side`
+CLUSTER = ("redis://0.0.0.0:9000?cluster=true", [("address", '"redis://0.0.0.0:9000"'), ("cluster", '"true"')])
 
 
-def snippet(lang: str, above: list[str]) -> str:
+def snippet(lang: str, above: list[str], new: tuple = NEW) -> str:
     """A marker, the list's first line, a marker, `above`, the last item's last two lines, the new item
     and the list's last lines, a marker."""
     marker = f"{FORMS[lang][0]} ... existing code ..."
-    return "\n".join([marker, FORMS[lang][1][0], marker] + above + items(lang)[-1][-2:] + item(lang, *NEW) +
+    return "\n".join([marker, FORMS[lang][1][0], marker] + above + items(lang)[-1][-2:] + item(lang, *new) +
                      FORMS[lang][2] + [marker]) + "\n"
 
 
@@ -86,7 +90,8 @@ def rust_test(name: str, asserts: list[tuple[str, str, str]]) -> list[str]:
     out = ["#[test]", f"fn {name}() {{"]
     for arg, err, details in asserts:
         out += ["    assert_eq!(", f"        {arg},", "        Err(HifitimeError::Parse {",
-                f"            source: ParsingError::{err},", f'            details: "{details}"', "        })", "    );"]
+                f"            source: ParsingError::{err},", f'            details: "{details}"', "        })",
+                "    );"]
     return out + ["}"]
 
 
@@ -114,3 +119,18 @@ def test_a_new_test_after_a_leading_marker_and_bare_lines_is_refused(lang, make,
         assert r.text == "\n".join(old + [""] + new) + "\n"
     else:
         assert "fits at line" in r.reason and "show a line with words above it" in r.reason
+
+
+@pytest.mark.parametrize("lang", sorted(FORMS))
+def test_an_item_whose_rewrite_would_drop_a_key_never_shown_is_added(lang):
+    """The new item has `cluster` where the last one has `client_side`, which the snippet never shows:
+    rewriting the last item would delete that key unnamed, so the nearer place, which adds, is taken
+    (places.weak_tie, lost.drops_unshown).  Rust's and Go's items are tuples and slices, whose lines
+    name no key: still a tie."""
+    old = source(lang, items(lang))
+    r = merge(old, snippet(lang, [], CLUSTER), lang)
+    if lang in ("rust", "go"):
+        assert not r.ok and "(adding lines)" in r.reason
+    else:
+        assert r.ok, r.reason
+        assert r.text == source(lang, items(lang) + [item(lang, *CLUSTER)])

@@ -38,8 +38,8 @@ from itertools import islice
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.lost import (UNSHOWN, UNUSED, guarded, named_anew, no_lost_definitions, no_used_dropped,
-                                       unbound, unshown)
+from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, named_anew, no_lost_definitions,
+                                       no_used_dropped, unbound, unshown)
 from redraft.engine.apply.places import (braces_tied, deleted, led_here, likest_block, longest_taking, opens_file,
                                          stays_in, weak_tie)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
@@ -466,9 +466,11 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             no_lost_definitions(orig, lines, cands[0][1], cands[0][2], name)
     # a first fragment after a leading marker, its first line a closing one, is tied as one after a fragment
     led = marker_before if marker_before is not None or at_start or not _CLOSES.match(lines[0]) else 0
-    if len(cands) == 1 and (why := weak_tie(orig, lines, cands[0], every, led, marker_after,
+    if len(cands) == 1 and (tie := weak_tie(orig, lines, cands[0], every, led, marker_after,
                                             lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
-        raise Ambiguous(f"{name}: {why}")
+        if not drops_unshown(orig, lines, *cands[0][1:3]) or drops_unshown(orig, lines, *tie[1][1:3]):
+            raise Ambiguous(f"{name}: {tie[0]}")
+        cands = [tie[1]]              # (the rewrite would delete a name the snippet never shows: it adds)
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:

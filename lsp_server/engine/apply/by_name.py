@@ -17,6 +17,7 @@ __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
+SIGNATURE = 15                     # lines of a definition's signature looked at, at most
 TWIN = 0.9                         # a line this alike to another (difflib ratio) may be its edit
 WHOLE_WHY = "left out of the definition the snippet writes out whole, without a marker"
 
@@ -234,9 +235,30 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
-        return [cands[i]]
+        return _signed(orig, cands, i, d)
     held = {k for _, h, k in scores if h == 1}
     return _told(orig, cands, d, held)
+
+
+def _signed(orig: list[str], cands: list[Def], i: int, d: Def) -> list[Def]:
+    """The token-likest candidate `i`, unless the snippet's signature (its lines up to the one that
+    opens the body) is another candidate's as it is and differs from the likest's in more than one
+    line: likest only for its length, it is not the one rewritten (pyoxigraph's spareval: a new
+    three-line `explain` of `PreparedQuery`, whose old body had a hundred lines, shown without its impl,
+    was likest to the deprecated `QueryEvaluator.explain` of another signature).  One line apart, the
+    signature may be the edit (a return type added, now the same as another candidate's)."""
+    def signature(lines: list[str]) -> Counter:
+        out = Counter()
+        for l in lines[:SIGNATURE]:
+            out[l.strip()] += 1
+            if l.rstrip().endswith(("{", ":")):
+                break
+        return out
+    mine = signature(d.text[d.start - d.comment_start:])
+    signed = [o for o in cands if signature(orig[o.start:o.end + 1]) == mine]
+    theirs = signature(orig[cands[i].start:cands[i].end + 1])
+    apart = max(sum((mine - theirs).values()), sum((theirs - mine).values()))
+    return signed if len(signed) == 1 and apart > 1 else [cands[i]]
 
 
 def _evident(orig: list[str], o: Def, other: Def, d: Def) -> bool:

@@ -170,6 +170,26 @@ def named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
     return None
 
 
+# a member's line: a field of a struct, interface or class, a key of an object or a dict (`pub name: T,`,
+# `name?: T | null;`, `"name": value,`)
+_MEMBER = re.compile(r"\s*(?:(?:pub(?:\([\w:]+\))?|readonly|public|private|protected|static|declare)\s+)*"
+                     r"([\"']?)([A-Za-z_$][\w$]*)\1\??\s*:(?!:)\s*\S.*[;,]\s*$")
+
+
+def drops_unshown(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
+    """A name the region [a, b] drops (a line the fragment does not keep: a definition's header or a
+    member's line) that the snippet's code never shows: a reading that rewrites it into the fragment's new
+    lines would delete it unnamed (runloop's network-policies.ts: `/**` after a marker, then two new
+    fields, read as rewriting the `allow_mcp_gateway` field before them)."""
+    shown = "\n".join(l for l in lines if not l.lstrip().startswith(("*", "/*", "//", "#")))   # (its code's)
+    kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
+    for i, line in enumerate(orig[a:b + 1]):
+        name = None if i in kept else definition_name(line) or (m := _MEMBER.match(line)) and m.group(2)
+        if name and len(name) > 2 and name not in _NOT_NAMES and not shows(name, shown):
+            return name
+    return None
+
+
 _ASSIGNED = re.compile(r"\s*[A-Za-z_$][\w$]*(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?function\b")
 
 

@@ -155,18 +155,18 @@ def longest_taking(orig: list[str], lines: list[str], cands: list, exact: bool =
 
 
 def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker_before, marker_after,
-             score) -> str | None:
+             score) -> tuple[str, tuple] | None:
     """Why a fragment is refused whose edge line next to a marker has no word, when its best place
     rewrites lines the marker may stand for while a nearer one adds to them (weak_head; bare_head for
     a bare first line; or at the last line before a marker: the nearer place ends earlier, with the same
-    head); else None."""
+    head), and that nearer place; else None."""
     near = weak_head(orig, lines, best, every, marker_before, score) or \
         bare_head(orig, lines, best, every, marker_before)
     if near is not None:                          # (weak_head's first line has no word)
         what = f"`{lines[0].strip()}`, found {runs_in(orig, [lines[0].strip()], len(orig))} times" \
             if _WORD.search(lines[0]) else "without words"
         return (f"its first line, {what}, fits at line {near[1] + 1} (adding lines) and at line {best[1] + 1} "
-                "(rewriting the lines between); show a line with words above it")
+                "(rewriting the lines between); show a line with words above it"), near
     if marker_after is None or _WORD.search(lines[-1]):
         return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
@@ -177,7 +177,8 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
         bare_head(rorig, rlines, rbest, revery, marker_after)
     if near is not None:
         return (f"its last line, without words, fits at line {flip - near[1] + 1} (adding lines) and at line "
-                f"{best[2] + 1} (rewriting the lines between); show a line with words below it")
+                f"{best[2] + 1} (rewriting the lines between); show a line with words below it"), \
+            (near[0], flip - near[2], flip - near[1])
     return None
 
 
