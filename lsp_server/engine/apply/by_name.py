@@ -17,6 +17,7 @@ __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
+HELD, HELD_MARGIN = 0.9, 0.25      # ... or as the one that has nearly all the snippet's tokens, far more than the next
 SIGNATURE = 15                     # lines of a definition's signature looked at, at most
 TWIN = 0.9                         # a line this alike to another (difflib ratio) may be its edit
 WHOLE_WHY = "left out of the definition the snippet writes out whole, without a marker"
@@ -223,30 +224,37 @@ def _likeness(orig: list[str], o: Def, d: Def) -> tuple[float, float]:
 
 
 def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
-    """The one candidate clearly most like the snippet's definition (a method shown without its
-    class, in a file where several classes have it: by ALIKE_MARGIN, or NEAR_MARGIN when the
-    next one differs from the snippet twice as much), else all of them; not when the snippet's
-    definition is another one with lines left out (as likely a deletion there as a rewrite here),
-    nor, unless it is twice as near, when no line of the snippet's is like one of it and not of the
-    next one (_evident)."""
+    """The one candidate of the snippet's signature (_signed), else the one clearly most like the
+    snippet's definition (a method shown without its class, in a file where several classes have it:
+    by ALIKE_MARGIN, or NEAR_MARGIN when the next one differs from the snippet twice as much), or the
+    one that has nearly all its tokens (HELD, by HELD_MARGIN, none having all: huey's SQLite `incr`,
+    its version checks dropped, token by token as like the shorter Postgres one), else all of them;
+    not when the snippet's definition is another one with lines left out (as likely a deletion there
+    as a rewrite here), nor, unless it is twice as near, when no line of the snippet's is like one of
+    it and not of the next one (_evident)."""
+    if signed := _signed(orig, cands, d):
+        return [signed]
     scores = sorted(((*_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
     (best, held, i), (second, _, k) = scores[0], scores[1]
     far = 1 - second >= NEAR * (1 - best)
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
-        return _signed(orig, cands, i, d)
+        return [cands[i]]
     held = {k for _, h, k in scores if h == 1}
+    most = sorted(((h, k) for _, h, k in scores), reverse=True)
+    if not held and most[0][0] >= HELD and most[0][0] - most[1][0] >= HELD_MARGIN:
+        return [cands[most[0][1]]]    # (nearly all of the snippet's tokens are this one's: it rewritten)
     return _told(orig, cands, d, held)
 
 
-def _signed(orig: list[str], cands: list[Def], i: int, d: Def) -> list[Def]:
-    """The token-likest candidate `i`, unless the snippet's signature (its lines up to the one that
-    opens the body) is another candidate's as it is and differs from the likest's in more than one
-    line: likest only for its length, it is not the one rewritten (pyoxigraph's spareval: a new
-    three-line `explain` of `PreparedQuery`, whose old body had a hundred lines, shown without its impl,
-    was likest to the deprecated `QueryEvaluator.explain` of another signature).  One line apart, the
-    signature may be the edit (a return type added, now the same as another candidate's)."""
+def _signed(orig: list[str], cands: list[Def], d: Def) -> Def | None:
+    """The one candidate whose signature (its lines up to the one that opens the body) is the snippet's
+    as it is, when every other one's is more than one line apart from it: token by token another one
+    may be likest only for its length (pyoxigraph's spareval: a new three-line `explain` of
+    `PreparedQuery`, whose old body had a hundred lines, shown without its impl, was likest to the
+    deprecated `QueryEvaluator.explain` of another signature).  One line apart, the signature may be
+    the edit (a return type added, now the same as another candidate's)."""
     def signature(lines: list[str]) -> Counter:
         out = Counter()
         for l in lines[:SIGNATURE]:
@@ -255,10 +263,9 @@ def _signed(orig: list[str], cands: list[Def], i: int, d: Def) -> list[Def]:
                 break
         return out
     mine = signature(d.text[d.start - d.comment_start:])
-    signed = [o for o in cands if signature(orig[o.start:o.end + 1]) == mine]
-    theirs = signature(orig[cands[i].start:cands[i].end + 1])
-    apart = max(sum((mine - theirs).values()), sum((theirs - mine).values()))
-    return signed if len(signed) == 1 and apart > 1 else [cands[i]]
+    theirs = [signature(orig[o.start:o.end + 1]) for o in cands]
+    apart = [max(sum((mine - t).values()), sum((t - mine).values())) for t in theirs]
+    return cands[apart.index(0)] if apart.count(0) == 1 and all(a > 1 for a in apart if a) else None
 
 
 def _evident(orig: list[str], o: Def, other: Def, d: Def) -> bool:
@@ -280,10 +287,12 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     no other candidate has) the snippet shows, when it shows no other's (`test_drop_class` in both
     `TestInclude` and `TestExclude`, the snippet's body calling `exclude`); else all of them.  Not
     when one line tells and it is a small edit of another candidate's line: the snippet's edit may
-    have made it (a type renamed in one impl of a trait).  `held`: the candidates that have every
-    token of the snippet's definition (it may be one of them with lines deleted): only the one told,
-    or, for a method, the one held that is the nearest (_nearest: huey's `group.error`, of three
-    `error` methods, shown without the comment it drops)."""
+    have made it (a type renamed in one impl of a trait), or another candidate holds far more of the
+    snippet's tokens (HELD_MARGIN: SQLite's `incr` and a twin of it, Postgres's telling by its
+    `return` line alone).  `held`: the candidates that have every token of the snippet's definition
+    (it may be one of them with lines deleted): only the one told, or, for a method, the one held that
+    is the nearest (_nearest: huey's `group.error`, of three `error` methods, shown without the
+    comment it drops)."""
     regions = [orig[o.comment_start:o.end + 1] for o in cands]
     texts = ["\n".join(r) for r in regions]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
@@ -307,6 +316,9 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
         line, = telling[k]
         if any(alike(line, x, TWIN) for x in others[k]):
             return _nearest(regions, d, cands)
+        have = [_likeness(orig, o, d)[1] for o in cands]
+        if max(have) - have[k] >= HELD_MARGIN:    # (others hold far more of its tokens: one line tells little)
+            return cands
     return [cands[k]]
 
 
