@@ -3,7 +3,8 @@
 the first one's, then a marker and the next lines, which every such function has, then that
 function's own comment and next line).  Fragments keep the file's order, so the first one goes to
 the one of its places before the next one's: it was refused as matching more than one place.  Still
-refused: when the next fragment fits several places too."""
+refused: when the next fragment fits several places too.  Of several places before the next one's, the
+nearest is taken (session 53), unless it deletes a line with words that the fragment does not rewrite."""
 from __future__ import annotations
 
 import pytest
@@ -109,3 +110,44 @@ def test_a_lone_header_of_several_places_goes_before_the_next_fragments():
     r = merge(text(own), "\n".join(snippet) + "\n", "python")
     assert r.ok, r.reason
     assert r.text == text(new)
+
+
+def _nearest_case(lang: str, drop: str | None = None) -> tuple[str, str, str]:
+    """Three functions alike, each with the same writer call; the snippet changes a writer call's field
+    (dropping the line `drop` from it too), then, after a marker, shows the third function's own
+    note and pick: (file, snippet, the file with the third function's call changed)."""
+    gap = [""] * (2 if lang == "python" else 1)
+    names = [("build_wheels", "On windows, pick one for python.lib", "interpreters.get(0)"),
+             ("build_bin_wheels", "Any will do", "interpreters.get(0)"),
+             ("build_pure_wheels", "Any will do", "None")]
+
+    def text(last_field: str) -> str:
+        fns = [_function(lang, n, "meta21" if k < 2 else last_field, note, pick)
+               for k, (n, note, pick) in enumerate(names)]
+        return "\n".join(fns[0] + gap + fns[1] + gap + fns[2]) + "\n"
+    new = _function(lang, "build_pure_wheels", "meta23", "Any will do", "None")
+    call = [l for l in new[2:7] if l.strip() != drop]
+    inner = (" " * (4 if lang != "javascript" else 2)) + MARK[lang]
+    snippet = "\n".join([MARK[lang]] + call + [inner] + new[8:10] + [MARK[lang]]) + "\n"
+    return text("meta21"), snippet, text("meta23")
+
+
+@pytest.mark.parametrize("lang", sorted(MARK))
+def test_of_several_places_before_the_next_fragments_the_nearest_is_taken(lang):
+    """The changed call fits the three functions alike, each before the next fragment's only place (the
+    third function's note and pick): the nearest one, the third function's own, is meant (dishka's
+    twin wrappers, fresh25: a call changed in one, a parameter added in the next one's signature)."""
+    old, snippet, truth = _nearest_case(lang)
+    r = merge(old, snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == truth
+
+
+@pytest.mark.parametrize("lang", sorted(MARK))
+def test_the_nearest_is_not_taken_when_it_deletes_a_line(lang):
+    """The snippet's call without its `tag` argument: the nearest place would delete that line, which
+    no line of the fragment rewrites; a guess that deletes is refused."""
+    old, snippet, _ = _nearest_case(lang, drop="tag," if lang != "rust" else "&tag,")
+    r = merge(old, snippet, lang)
+    assert not r.ok
+    assert "matches more than one place in the file" in r.reason

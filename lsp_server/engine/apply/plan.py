@@ -13,7 +13,7 @@ from redraft.engine.apply.anchors import TWINS, Ambiguous, anchor, last_text, sa
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
 from redraft.engine.apply.definitions import Def, _error_count, _indent, collect_defs, fragment_defs
 from redraft.engine.apply.markers import is_marker
-from redraft.engine.apply.places import renamed_export
+from redraft.engine.apply.places import deleted, renamed_export
 from redraft.engine.apply.regions import _HEADER, IMPORT_LINE
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 
@@ -161,7 +161,10 @@ def _ordered(orig: list[str], frags: list[Frag], i: int, **kw) -> tuple[int, int
     """anchor for fragment `i`; when it fits several places alike, the one of them before the only
     place the next fragment fits after `kw["pos"]` (fragments keep the file's order: maturin's
     build_context.rs, a `WheelWriter::new(` call in five functions, the next fragment's lines in the
-    first one's only), found so in turn when the next one fits several places too; else its refusal."""
+    first one's only), found so in turn when the next one fits several places too; of several before
+    it, the nearest, when it deletes no line with words that the fragment neither keeps nor rewrites
+    (an edit shown with the next one: dishka's twin wrappers, a call changed in one and a parameter
+    added to the next function's signature); else its refusal."""
     try:
         return anchor(orig, frags[i].lines, **kw)
     except Ambiguous as e:
@@ -171,9 +174,21 @@ def _ordered(orig: list[str], frags: list[Frag], i: int, **kw) -> tuple[int, int
         try:
             ahead = _ordered(orig, frags, i + 1, pos=kw["pos"], marker_before=nxt.marker_before,
                              marker_after=nxt.marker_after, name="", at_end=False)[0]
-            return anchor(orig, frags[i].lines, before=ahead, **kw)
         except Ambiguous:
             raise e from None
+        try:
+            return anchor(orig, frags[i].lines, before=ahead, **kw)
+        except Ambiguous as tied:
+            near = max((a for a in tied.places if a < ahead), default=None) if TWINS in str(tied) else None
+            if near is None:
+                raise e from None
+        try:
+            region = anchor(orig, frags[i].lines, before=ahead, **{**kw, "pos": near})
+        except Ambiguous:
+            raise e from None
+        if deleted(orig, [l.strip() for l in frags[i].lines], (0, *region)):
+            raise e from None
+        return region
 
 
 _IMPORT_SPEC = re.compile(r"\s*(?:[\w.]+\s+)?\"[^\"]+\"\s*$")      # a line of Go's `import (` block

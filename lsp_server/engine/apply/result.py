@@ -58,4 +58,9 @@ class NotByName(Exception):
 
 
 class Ambiguous(Exception):
-    """Raised with the refusal's text; apply's merge turns it into MergeRefused."""
+    """Raised with the refusal's text; apply's merge turns it into MergeRefused.  `places`: for a
+    fragment that fits several places alike, their first lines (plan._ordered picks among them)."""
+
+    def __init__(self, why: str, places: tuple[int, ...] = ()):
+        super().__init__(why)
+        self.places = places
