@@ -384,7 +384,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
                 if len(inner) > 1 else inner                  # with the fragment's first lines as they are)
             if len(inner) != 1:
-                raise Ambiguous(f"{name}: {TWINS}", tuple(inner))
+                raise Ambiguous(f"{name}: {TWINS}", tuple(_to_block_end(orig, lines, a, base)[1:] for a in inner))
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
         if not cands and len(heads) == 1 and marker_after is not None and base == marker_after < _indent(lines[-1]):
             header = lambda l: l.rstrip().endswith((":", "{"))   # new lines end the body of its header line:
@@ -474,7 +474,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:
-        raise Ambiguous(f"{name}: {TWINS}", tuple(c[1] for c in cands))
+        raise Ambiguous(f"{name}: {TWINS}", tuple(c[1:3] for c in cands))
     if tied and (other := _deletes_more(orig, lines, cands[0], tied)):
         raise Ambiguous(f"{name}: fits as well at lines {other[0] + 1}-{other[1] + 1}, which deletes fewer lines; "
                         "show more lines around it")

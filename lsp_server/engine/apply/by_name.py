@@ -241,10 +241,13 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
         return [cands[i]]
-    held = {k for _, h, k in scores if h == 1}
-    most = sorted(((h, k) for _, h, k in scores), reverse=True)
-    if not held and most[0][0] >= HELD and most[0][0] - most[1][0] >= HELD_MARGIN:
-        return [cands[most[0][1]]]    # (nearly all of the snippet's tokens are this one's: it rewritten)
+    have = [0.0] * len(cands)         # how much of the snippet's definition each one has
+    for _, h, k in scores:
+        have[k] = h
+    held = {k for k, h in enumerate(have) if h == 1}
+    most = sorted(have, reverse=True)
+    if not held and most[0] >= HELD and most[0] - most[1] >= HELD_MARGIN:
+        return [cands[have.index(most[0])]]    # (nearly all of the snippet's tokens are this one's: it rewritten)
     return _told(orig, cands, d, held)
 
 
@@ -287,12 +290,10 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
     no other candidate has) the snippet shows, when it shows no other's (`test_drop_class` in both
     `TestInclude` and `TestExclude`, the snippet's body calling `exclude`); else all of them.  Not
     when one line tells and it is a small edit of another candidate's line: the snippet's edit may
-    have made it (a type renamed in one impl of a trait), or another candidate holds far more of the
-    snippet's tokens (HELD_MARGIN: SQLite's `incr` and a twin of it, Postgres's telling by its
-    `return` line alone).  `held`: the candidates that have every token of the snippet's definition
-    (it may be one of them with lines deleted): only the one told, or, for a method, the one held that
-    is the nearest (_nearest: huey's `group.error`, of three `error` methods, shown without the
-    comment it drops)."""
+    have made it (a type renamed in one impl of a trait).  `held`: the candidates that have every
+    token of the snippet's definition (it may be one of them with lines deleted): only the one told,
+    or, for a method, the one held that is the nearest (_nearest: huey's `group.error`, of three
+    `error` methods, shown without the comment it drops)."""
     regions = [orig[o.comment_start:o.end + 1] for o in cands]
     texts = ["\n".join(r) for r in regions]
     classes = [_class_name(o.parent) if o.parent else "" for o in cands]
@@ -316,9 +317,6 @@ def _told(orig: list[str], cands: list[Def], d: Def, held: set[int]) -> list[Def
         line, = telling[k]
         if any(alike(line, x, TWIN) for x in others[k]):
             return _nearest(regions, d, cands)
-        have = [_likeness(orig, o, d)[1] for o in cands]
-        if max(have) - have[k] >= HELD_MARGIN:    # (others hold far more of its tokens: one line tells little)
-            return cands
     return [cands[k]]
 
 

@@ -4,6 +4,7 @@ by the fragment's other lines; fragments keep the file's order (_ordered: one th
 places goes before the only place of the next one)."""
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -162,9 +163,11 @@ def _ordered(orig: list[str], frags: list[Frag], i: int, **kw) -> tuple[int, int
     place the next fragment fits after `kw["pos"]` (fragments keep the file's order: maturin's
     build_context.rs, a `WheelWriter::new(` call in five functions, the next fragment's lines in the
     first one's only), found so in turn when the next one fits several places too; of several before
-    it, the nearest, when it deletes no line with words that the fragment neither keeps nor rewrites
-    (an edit shown with the next one: dishka's twin wrappers, a call changed in one and a parameter
-    added to the next function's signature); else its refusal."""
+    it, the nearest, when the fragment is as like it as like any other (character by character: not
+    express's second doc example, when the first one's typo is what the fragment fixes) and it deletes
+    no line with words that the fragment neither keeps nor rewrites (an edit shown with the next one:
+    dishka's twin wrappers, a call changed in one and a parameter added to the next function's
+    signature); else its refusal."""
     try:
         return anchor(orig, frags[i].lines, **kw)
     except Ambiguous as e:
@@ -179,14 +182,20 @@ def _ordered(orig: list[str], frags: list[Frag], i: int, **kw) -> tuple[int, int
         try:
             return anchor(orig, frags[i].lines, before=ahead, **kw)
         except Ambiguous as tied:
-            near = max((a for a in tied.places if a < ahead), default=None) if TWINS in str(tied) else None
-            if near is None:
+            places = [p for p in tied.places if p[1] < ahead] if TWINS in str(tied) else []
+            if not places:
                 raise e from None
+        want = [l.strip() for l in frags[i].lines]
+        alike = [difflib.SequenceMatcher(None, "\n".join(l.strip() for l in orig[a:b + 1]), "\n".join(want),
+                                         autojunk=False).ratio() for a, b in places]
+        near = max(range(len(places)), key=lambda k: places[k][0])
+        if alike[near] < max(alike):  # (a farther one the fragment is likelier an edit of)
+            raise e from None
         try:
-            region = anchor(orig, frags[i].lines, before=ahead, **{**kw, "pos": near})
+            region = anchor(orig, frags[i].lines, before=ahead, **{**kw, "pos": places[near][0]})
         except Ambiguous:
             raise e from None
-        if deleted(orig, [l.strip() for l in frags[i].lines], (0, *region)):
+        if deleted(orig, want, (0, *region)):
             raise e from None
         return region
 

@@ -59,8 +59,8 @@ class NotByName(Exception):
 
 class Ambiguous(Exception):
     """Raised with the refusal's text; apply's merge turns it into MergeRefused.  `places`: for a
-    fragment that fits several places alike, their first lines (plan._ordered picks among them)."""
+    fragment that fits several places alike, their (first, last) lines (plan._ordered picks among them)."""
 
-    def __init__(self, why: str, places: tuple[int, ...] = ()):
+    def __init__(self, why: str, places: tuple[tuple[int, int], ...] = ()):
         super().__init__(why)
         self.places = places
