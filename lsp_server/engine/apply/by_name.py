@@ -9,6 +9,7 @@ from collections import Counter
 from redraft.engine.apply.alike import LIKE, alike
 from redraft.engine.apply.anchors import same as _same, unchanged
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
+from redraft.engine.apply.lost import _in_strings
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 from redraft.engine.apply.usage import shows
@@ -240,15 +241,39 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
-        return [cands[i]]
+        return [cands[i]] if _by_code(orig, cands, d, i) else cands
     have = [0.0] * len(cands)         # how much of the snippet's definition each one has
     for _, h, k in scores:
         have[k] = h
     held = {k for k, h in enumerate(have) if h == 1}
     most = sorted(have, reverse=True)
     if not held and most[0] >= HELD and most[0] - most[1] >= HELD_MARGIN:
-        return [cands[have.index(most[0])]]    # (nearly all of the snippet's tokens are this one's: it rewritten)
+        k = have.index(most[0])       # (nearly all of the snippet's tokens are this one's: it rewritten)
+        return [cands[k]] if _by_code(orig, cands, d, k) else cands
     return _told(orig, cands, d, held)
+
+
+def _by_code(orig: list[str], cands: list[Def], d: Def, i: int) -> bool:
+    """Candidate `i`, picked by all its tokens, is also likest by its code's alone (comments and
+    docstrings aside), when the snippet's definition has both: smolagents' Modal executor's
+    `run_code_raise_errors` given a docstring written like the Blaxel one's, whose code is another
+    one's, was taken for the Blaxel one (6 lost lines)."""
+    mine = _code(d.text)
+    if mine is d.text:
+        return True
+    new = _TOKEN.findall("\n".join(mine))
+    ratio = [difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(_code(orig[o.comment_start:o.end + 1]))), new,
+                                     autojunk=False).ratio() for o in cands]
+    return ratio[i] >= max(ratio)
+
+
+def _code(lines: list[str]) -> list[str]:
+    """The lines that are code: not comments, not inside a triple-quoted string (the lines themselves
+    when all are code or none is)."""
+    inside = _in_strings(lines)
+    out = [l for i, l in enumerate(lines) if i not in inside and l.strip() and
+           not l.lstrip().startswith(("#", "//", "/*", "* ", "*/", '"""', "\'\'\'")) and l.strip() != "*"]
+    return out if out and len(out) < len([l for l in lines if l.strip()]) else lines
 
 
 def _signed(orig: list[str], cands: list[Def], d: Def) -> Def | None:
