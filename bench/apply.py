@@ -149,12 +149,10 @@ def main(argv=None) -> int:
                     "split, fresh13 and fresh14 since session 47, fresh15 and fresh16 since session 48, fresh16 "
                     "opened after its one run; fresh17 (session 48) is a development split, opened at once; "
                     "fresh18 (session 48's last), fresh19 and fresh20 since session 49, fresh21 and fresh22 "
-                    "since session 50, fresh23 since session 51, fresh24 and fresh25 since session 52, each opened "
-                    "after its one "
-                    "run as held-out; the "
-                    "release + omission "
-                    "held-out split, "
-                    "heldout, the one never opened); all: dev and heldout")
+                    "since session 50, fresh23 since session 51, fresh24 and fresh25 since session 52, fresh26 "
+                    "and fresh27 since session 53, each opened after its one run as held-out; the release + "
+                    "omission held-out split, heldout, never opened but for one case looked at after its run in "
+                    "session 53, express's response.js multi:6); all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
     ap.add_argument("--language", action="append")
     ap.add_argument("--via", default="merge", choices=["merge", "cli", "oracle"])
