@@ -9,7 +9,7 @@ from collections import Counter
 from redraft.engine.apply.alike import LIKE, alike
 from redraft.engine.apply.anchors import same as _same, unchanged
 from redraft.engine.apply.definitions import Def, _indent, collect_defs, fragment_defs
-from redraft.engine.apply.lost import _in_strings
+from redraft.engine.apply.lost import code_lines as _code
 from redraft.engine.apply.markers import is_marker
 from redraft.engine.apply.result import MergeRefused, NotByName as _NotByName, Replacement
 from redraft.engine.apply.usage import shows
@@ -265,15 +265,6 @@ def _by_code(orig: list[str], cands: list[Def], d: Def, i: int) -> bool:
     ratio = [difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(_code(orig[o.comment_start:o.end + 1]))), new,
                                      autojunk=False).ratio() for o in cands]
     return ratio[i] >= max(ratio)
-
-
-def _code(lines: list[str]) -> list[str]:
-    """The lines that are code: not comments, not inside a triple-quoted string (the lines themselves
-    when all are code or none is)."""
-    inside = _in_strings(lines)
-    out = [l for i, l in enumerate(lines) if i not in inside and l.strip() and
-           not l.lstrip().startswith(("#", "//", "/*", "* ", "*/", '"""', "\'\'\'")) and l.strip() != "*"]
-    return out if out and len(out) < len([l for l in lines if l.strip()]) else lines
 
 
 def _signed(orig: list[str], cands: list[Def], d: Def) -> Def | None:

@@ -170,6 +170,15 @@ def named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
     return None
 
 
+def code_lines(lines: list[str]) -> list[str]:
+    """The lines that are code: not comments, not inside a triple-quoted string (the lines themselves
+    when all are code or none is): by_name's likeness by code, drops_unshown's names shown."""
+    inside = _in_strings(lines)
+    out = [l for i, l in enumerate(lines) if i not in inside and l.strip() and
+           not l.lstrip().startswith(("#", "//", "/*", "* ", "*/", '"""', "\'\'\'")) and l.strip() != "*"]
+    return out if out and len(out) < len([l for l in lines if l.strip()]) else lines
+
+
 # a member's line: a field of a struct, interface or class, a key of an object or a dict (`pub name: T,`,
 # `name?: T | null;`, `"name": value,`)
 _MEMBER = re.compile(r"\s*(?:(?:pub(?:\([\w:]+\))?|readonly|public|private|protected|static|declare)\s+)*"
@@ -181,7 +190,7 @@ def drops_unshown(orig: list[str], lines: list[str], a: int, b: int) -> str | No
     member's line) that the snippet's code never shows: a reading that rewrites it into the fragment's new
     lines would delete it unnamed (runloop's network-policies.ts: `/**` after a marker, then two new
     fields, read as rewriting the `allow_mcp_gateway` field before them)."""
-    shown = "\n".join(l for l in lines if not l.lstrip().startswith(("*", "/*", "//", "#")))   # (its code's)
+    shown = "\n".join(code_lines(lines))
     kept = heaviest.kept(orig, [l.strip() for l in lines], a, b)
     for i, line in enumerate(orig[a:b + 1]):
         name = None if i in kept else definition_name(line) or (m := _MEMBER.match(line)) and m.group(2)
