@@ -218,9 +218,13 @@ _TOKEN = re.compile(r"\w+|\S")
 def _likeness(orig: list[str], o: Def, d: Def) -> tuple[float, float]:
     """How alike two definitions are, token by token (a short function whose every line changed
     is still most like its old self), and how much of the snippet's definition the original has."""
-    new = _TOKEN.findall("\n".join(d.text))
-    sm = difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(orig[o.comment_start:o.end + 1])), new,
-                                 autojunk=False)
+    return _tokens_alike(orig[o.comment_start:o.end + 1], d.text)
+
+
+def _tokens_alike(old: list[str], lines: list[str]) -> tuple[float, float]:
+    """difflib's ratio of the two texts' tokens, and the share of `lines`' tokens that `old` has."""
+    new = _TOKEN.findall("\n".join(lines))
+    sm = difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(old)), new, autojunk=False)
     return sm.ratio(), sum(m.size for m in sm.get_matching_blocks()) / max(len(new), 1)
 
 
@@ -235,16 +239,15 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     it and not of the next one (_evident)."""
     if signed := _signed(orig, cands, d):
         return [signed]
-    scores = sorted(((*_likeness(orig, o, d), i) for i, o in enumerate(cands)), reverse=True)
+    likeness = [_likeness(orig, o, d) for o in cands]
+    scores = sorted(((r, h, i) for i, (r, h) in enumerate(likeness)), reverse=True)
     (best, held, i), (second, _, k) = scores[0], scores[1]
     far = 1 - second >= NEAR * (1 - best)
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
         return [cands[i]] if _by_code(orig, cands, d, i) else cands
-    have = [0.0] * len(cands)         # how much of the snippet's definition each one has
-    for _, h, k in scores:
-        have[k] = h
+    have = [h for _, h in likeness]   # how much of the snippet's definition each one has
     held = {k for k, h in enumerate(have) if h == 1}
     most = sorted(have, reverse=True)
     if not held and most[0] >= HELD and most[0] - most[1] >= HELD_MARGIN:
@@ -261,9 +264,7 @@ def _by_code(orig: list[str], cands: list[Def], d: Def, i: int) -> bool:
     mine = _code(d.text)
     if mine is d.text:
         return True
-    new = _TOKEN.findall("\n".join(mine))
-    ratio = [difflib.SequenceMatcher(None, _TOKEN.findall("\n".join(_code(orig[o.comment_start:o.end + 1]))), new,
-                                     autojunk=False).ratio() for o in cands]
+    ratio = [_tokens_alike(_code(orig[o.comment_start:o.end + 1]), mine)[0] for o in cands]
     return ratio[i] >= max(ratio)
 
 
