@@ -118,7 +118,8 @@ def test_a_new_test_after_a_leading_marker_and_bare_lines_is_refused(lang, make,
     if r.ok:                                          # (placed after the last test, or refused: never rewriting)
         assert r.text == "\n".join(old + [""] + new) + "\n"
     else:
-        assert "fits at line" in r.reason and "show a line with words above it" in r.reason
+        assert "fits at line" in r.reason and "show a line with words above it" in r.reason or \
+            "would delete `fuzz_two`" in r.reason     # (a test named by its title: lost._TITLED)
 
 
 @pytest.mark.parametrize("lang", sorted(FORMS))

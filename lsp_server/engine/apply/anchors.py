@@ -38,7 +38,7 @@ from itertools import islice
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, named_anew, no_lost_definitions,
+from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, loses, named_anew, no_lost_definitions,
                                        no_used_dropped, unbound, unshown)
 from redraft.engine.apply.places import (braces_tied, deleted, led_here, likest_block, longest_taking, opens_file,
                                          stays_in, weak_tie)
@@ -186,7 +186,11 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     when there are any (frames with words first); the one best may not drop a definition silently
     (lost.no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
-    file (regions.runs_in) are only weak ones.  None count when its last FRAME lines' words are in a definition
+    file (regions.runs_in) are only weak ones.  Of several places framed alike, the best one that drops a
+    definition the fragment uses, or one the snippet never shows (a test by its title too: lost.loses),
+    gives way to the best of the others that drop no such one (a new function before the next one, the
+    fragment opening with the lines that end every function: icechunk's storage.py).  None count when its
+    last FRAME lines' words are in a definition
     it adds (`new`, unless `end`): new code, found elsewhere by chance (tabulate's test_output.py).  `chance`: the
     last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
     candidates must each pass the guard.
@@ -205,9 +209,11 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     weak = [] if strong or chance or new else [c for c in cands if _framed(orig, want, c[1], c[2]) and
                                                 (mine is None or opener(orig, c[2]) == mine)]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
-    if len(weak) > 1 and len(top) == 1 and top[0][3] and used_dropped(orig, lines, top[0][1], top[0][2]):
-        rest = _top(orig, lines, want, [c for c in weak if c[1:3] != top[0][1:3]], pos, end)   # (framed alike:
-        top = rest if len(rest) == 1 and not rest[0][3] else top   # one dropping nothing, not a definition it uses)
+    framed = strong or weak
+    if len(framed) > 1 and len(top) == 1 and top[0][3] and loses(orig, lines, top[0][1], top[0][2]):
+        rest = _top(orig, lines, want, [c for c in framed if c[1:3] != top[0][1:3] and
+                                        not loses(orig, lines, c[1], c[2])], pos, end)
+        top = rest if len(rest) == 1 else top     # (framed alike: the best of those that lose no definition)
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:

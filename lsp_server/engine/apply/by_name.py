@@ -18,6 +18,8 @@ __all__ = ["class_edits", "def_edits", "claims"]
 
 ALIKE, ALIKE_MARGIN = 0.3, 0.1     # a definition picked by its likeness (token by token) to the snippet's
 NEAR, NEAR_MARGIN = 2.0, 0.03      # ... or by a smaller margin when the next one is twice as far from it
+FAINT = 0.5                        # ... not when it is likest by less than this (by a margin under twice
+#                                    ALIKE_MARGIN) and names another one's class: what it names tells
 HELD, HELD_MARGIN = 0.9, 0.25      # ... or as the one that has nearly all the snippet's tokens, far more than the next
 SIGNATURE = 15                     # lines of a definition's signature looked at, at most
 TWIN = 0.9                         # a line this alike to another (difflib ratio) may be its edit
@@ -246,7 +248,8 @@ def _most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
     if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
             (far or _evident(orig, cands[i], cands[k], d)):
-        return [cands[i]] if _by_code(orig, cands, d, i) else cands
+        named = best < FAINT and best - second < 2 * ALIKE_MARGIN and _names_other(orig, cands, d, i)
+        return [cands[i]] if _by_code(orig, cands, d, i) and not named else cands
     have = [h for _, h in likeness]   # how much of the snippet's definition each one has
     held = {k for k, h in enumerate(have) if h == 1}
     most = sorted(have, reverse=True)
@@ -266,6 +269,25 @@ def _by_code(orig: list[str], cands: list[Def], d: Def, i: int) -> bool:
         return True
     ratio = [_tokens_alike(_code(orig[o.comment_start:o.end + 1]), mine)[0] for o in cands]
     return ratio[i] >= max(ratio)
+
+
+_CLASS_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _names_other(orig: list[str], cands: list[Def], d: Def, i: int) -> bool:
+    """The snippet's definition names a word of another candidate's class only (a word of its name
+    that no other candidate's class name or code has; the picked one's none): strawberry's
+    `MaybeFieldError`, whose new `__init__` speaks of `strawberry.Maybe` throughout, was likest token
+    by token (0.43, the next 0.32) to `UnsupportedFieldOverrideError`'s (23 lost lines).  Only for a
+    faint likeness by a slim margin (FAINT): a method liker than that often names a class it calls
+    (pyparsing's, markdown's, voluptuous's; pluggy's `PluginValidationError`, 0.46 by 0.27)."""
+    words = [{w.lower() for w in _CLASS_WORD.findall(c.parent.rsplit(".", 1)[-1]) if len(w) > 2} if c.parent else set()
+             for c in cands]
+    texts = ["\n".join(orig[c.start:c.end + 1]).lower() for c in cands]
+    mine = "\n".join(d.text).lower()
+    named = [k for k, own in enumerate(words) if any(
+        w in mine and not any(w in words[j] or w in texts[j] for j in range(len(cands)) if j != k) for w in own)]
+    return len(named) == 1 and named[0] != i
 
 
 def _signed(orig: list[str], cands: list[Def], d: Def) -> Def | None:

@@ -16,8 +16,8 @@ from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, def
 from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "named_anew", "no_lost_definitions", "no_used_dropped",
-           "unbound", "unshown"]
+__all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "loses", "named_anew", "no_lost_definitions",
+           "no_used_dropped", "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -25,12 +25,28 @@ UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusa
 UNUSED: ContextVar[frozenset] = ContextVar("UNUSED", default=frozenset())
 
 
+# a test written as a call with its title (`test('parses a date', t => {`, `it.only("...", ...`, `describe(`):
+# a definition named by its title
+_TITLED = re.compile(r"\s*(?:test|it|describe|suite|bench)(?:\.\w+)*\s*\(\s*(['\"`])(.+?)\1")
+_TITLES = re.compile("^" + _TITLED.pattern, re.M)
+RETITLED = 0.9                    # a title this like one the snippet has is that one, retitled (a spelling fixed)
+
+
+def _title(line: str, shown: str) -> str | None:
+    """The title of the test that `line` opens, unless the snippet has one like it (RETITLED)."""
+    m = _TITLED.match(line)
+    if m is None or any(alike(m.group(2), o.group(2), RETITLED) for o in _TITLES.finditer(shown)):
+        return None
+    return m.group(2)
+
+
 def unshown(line: str, shown: str) -> str | None:
     """The name that a definition's header line defines, or a module's exported binding (`export
     const fromWeb: (r: Request) => HttpServerRequest = internal.fromWeb`, its CommonJS build's
-    `const fromWeb = exports.fromWeb = ...`: other modules import it), when the snippet's text
-    `shown` never has it."""
-    ident = definition_name(line) or _exported_binding(line)
+    `const fromWeb = exports.fromWeb = ...`: other modules import it), or a test's title (_TITLED:
+    fast-json-stringify's tests, a new one read as the rewrite of an alike one), when the snippet's
+    text `shown` never has it."""
+    ident = definition_name(line) or _exported_binding(line) or _title(line, shown)
     return ident if ident and not shows(ident, shown) else None
 
 
@@ -104,6 +120,16 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
         if i + GONE - 1 in gone and all(k in gone or not region[k] for k in range(i, i + GONE)):
             raise Ambiguous(f"{name}: would delete lines {a + i + 1}-{a + i + GONE}, which the snippet does not "
                             "show; show them or mark them with `... existing code ...`")
+
+
+def loses(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+    """The region [a, b] drops a definition the fragment uses but does not define, or one the snippet
+    never shows (no_lost_definitions, what it refuses but GONE lines)."""
+    try:
+        no_lost_definitions(orig, lines, a, b, "", outright=False)
+    except Ambiguous:
+        return True
+    return False
 
 
 _TRIPLE = re.compile('"""' + "|'''")   # a triple quote, either kind

@@ -1,0 +1,113 @@
+"""Issue 43: a new definition written before an existing one, the fragment opening with the lines
+that end the one before it (`    )` and two blank lines; `Ok(PyStorage(storage))` and `}`; a test's
+`  }` and `})`): those lines end every function of the file, and a region starting at an earlier
+copy of them, rewriting the definition between into the new one (token by token alike), scored best.
+Of the places framed alike, the best one that drops no definition the snippet never shows (nor a test
+whose title it never has) is taken (icechunk's storage.py and config.rs, fast-json-stringify's tests,
+fresh27: 35, 6 and 29 lost lines).  A fragment that rewrites the definition it names is unchanged."""
+from __future__ import annotations
+
+import pytest
+
+from redraft.engine.apply import merge
+
+
+def _python(name: str, extra: str) -> list[str]:
+    return [f"def {name}(", "    *,", "    bucket: str,", "    prefix: str | None,", f"    {extra}: str,",
+            "    access_key_id: str | None = None,", ") -> Storage:",
+            f'    """Create a Storage instance that saves data in {name}.', "", "    Parameters", "    ----------",
+            "    bucket: str", "        The bucket name", '    """', "    credentials = s3_credentials(",
+            "        access_key_id=access_key_id,", "    )", f"    return Storage.new_{name}(",
+            "        bucket=bucket,", "        prefix=prefix,", "        credentials=credentials,", "    )"]
+
+
+def _rust(name: str, extra: str) -> list[str]:
+    return ["    #[classmethod]", f"    pub(crate) fn new_{name}(", "        _cls: &Bound<'_, PyType>,",
+            "        bucket: String,", f"        {extra}: Option<String>,", "    ) -> PyResult<Self> {",
+            f"        let storage = storage::new_{name}_storage(", "            bucket,", f"            {extra},",
+            "        )", "        .map_err(PyIcechunkStoreError::StorageError)?;", "",
+            "        Ok(PyStorage(storage))", "    }"]
+
+
+TITLES = {"s3": "reads the region", "r2": "keeps the default output", "hf": "projects the namespace"}
+
+
+def _javascript(name: str, extra: str) -> list[str]:
+    return [f"test('{name} {TITLES[name]}', t => {{", "  const schema = {", "    type: 'object',",
+            f"    properties: {{ {extra}: {{ type: 'string' }} }}", "  }", "  for (const data of values) {",
+            "    t.assert.equal(build(schema)(data), build(schema, options)(data))", "  }", "})"]
+
+
+SHAPES = {
+    "python": (_python, ["", ""], ["def gcs_store(", "    opts: dict[str, str] | None = None,", ") -> Config:",
+                                   "    return Config(opts)"], "#", 1),
+    "rust": (_rust, [""], ["    #[classmethod]", "    pub(crate) fn new_in_memory(", "        _cls: &Bound<'_, PyType>,",
+                           "    ) -> PyResult<Self> {", "        Ok(PyStorage(storage::new_in_memory()))", "    }"], "//", 2),
+    "javascript": (_javascript, [""], ["test('options are validated', t => {", "  t.plan(3)",
+                                      "  t.assert.throws(() => build({}, { mode: 'x' }))", "})"], "//", 2),
+}
+
+
+def _case(lang: str, head: str = ""):
+    make, gap, last, comment, keep = SHAPES[lang]
+    first, second, new = make("s3", "region"), make("r2", "account_id"), make("hf", "namespace")
+    pre = ["impl PyStorage {"] if lang == "rust" else []
+    post = ["}"] if lang == "rust" else []
+    original = pre + first + gap + second + gap + last + post
+    truth = pre + first + gap + second + gap + new + gap + last + post
+    mark = f"{comment} ... existing code ..."
+    inner = ("    " if lang == "rust" else "") + mark
+    snippet = [mark] + second[-keep:] + gap + new + gap + last[:2] + [inner]
+    return "\n".join(original) + "\n", "\n".join(snippet) + "\n", "\n".join(truth) + "\n"
+
+
+@pytest.mark.parametrize("lang", sorted(SHAPES))
+def test_a_new_definition_before_the_next_goes_there_not_over_an_alike_one(lang):
+    original, snippet, truth = _case(lang)
+    r = merge(original, snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == truth
+    assert not r.deletions
+
+
+@pytest.mark.parametrize("lang", sorted(SHAPES))
+def test_the_definition_rewritten_when_the_snippet_names_it(lang):
+    """The same fragment with the second definition's own first line: it is that one rewritten."""
+    make, gap, last, comment, keep = SHAPES[lang]
+    original, _, _ = _case(lang)
+    first, new = make("s3", "region"), make("r2", "namespace")
+    mark = f"{comment} ... existing code ..."
+    inner = ("    " if lang == "rust" else "") + mark
+    snippet = "\n".join([mark] + first[-keep:] + gap + new + gap + last[:2] + [inner]) + "\n"
+    pre, post = (["impl PyStorage {"], ["}"]) if lang == "rust" else ([], [])
+    r = merge(original, snippet, lang)
+    assert r.ok, r.reason
+    assert r.text == "\n".join(pre + first + gap + new + gap + last + post) + "\n"
+
+
+def test_a_new_test_after_one_closing_line_does_not_rewrite_the_test_before():
+    """Only `})` shown before the new test: no frame; the region that rewrites the test before it into
+    the new one would delete a test whose title the snippet never has (lost.unshown): refused."""
+    make, gap, last, comment, _ = SHAPES["javascript"]
+    first, second, new = make("s3", "region"), make("r2", "account_id"), make("hf", "namespace")
+    original = "\n".join(first + gap + second + gap + last) + "\n"
+    snippet = "\n".join([f"{comment} ... existing code ...", "})"] + gap + new + gap + last[:2] +
+                        [f"{comment} ... existing code ..."]) + "\n"
+    r = merge(original, snippet, "javascript")
+    if r.ok:
+        assert r.text == "\n".join(first + gap + second + gap + new + gap + last) + "\n"
+    else:
+        assert "would delete `r2 keeps the default output`" in r.reason
+
+
+def test_a_test_retitled_with_its_spelling_fixed_merges():
+    """A title the snippet has only as a like one (RETITLED: a spelling fixed) is that test, retitled."""
+    make, gap, last, comment, _ = SHAPES["javascript"]
+    first, second = make("s3", "region"), make("r2", "account_id")
+    typo = [second[0].replace("default output", "defualt output")] + second[1:]
+    original = "\n".join(first + gap + typo + gap + last) + "\n"
+    snippet = "\n".join([f"{comment} ... existing code ...", "  }", "})"] + gap + second[:2] +
+                        [f"  {comment} ... existing code ..."]) + "\n"
+    r = merge(original, snippet, "javascript")
+    assert r.ok, r.reason
+    assert r.text == "\n".join(first + gap + second + gap + last) + "\n"
