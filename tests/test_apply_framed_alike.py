@@ -111,3 +111,35 @@ def test_a_test_retitled_with_its_spelling_fixed_merges():
     r = merge(original, snippet, "javascript")
     assert r.ok, r.reason
     assert r.text == "\n".join(first + gap + second + gap + last) + "\n"
+
+
+def _pytest(name: str, pattern: str, doc: str) -> list[str]:
+    return ["@pytest.mark.parametrize('as_bytes', [False, True])", f"def {name}(as_bytes):", f'    """{doc}"""', "",
+            "    flags = glob.EXTMATCH | glob.FORCEUNIX", f"    pattern, hidden, visible = {pattern}", "    if as_bytes:",
+            "        pattern, hidden, visible = pattern.encode(), hidden.encode(), visible.encode()", "",
+            "    assert glob.globmatch(hidden, pattern, flags=flags)", "    assert glob.globmatch(visible, pattern, flags=flags)"]
+
+
+def test_of_tied_places_the_one_that_deletes_no_definition():
+    """wcmatch's tests (fresh28): a new test after the line that ends every test, before the next one;
+    the place that rewrites the test before it scored as well as the one that adds, and the longer one
+    was taken (4 lost lines)."""
+    first = _pytest("test_literal", "'a.x', '.x', 'a.x'", "A literal.")
+    second = _pytest("test_optional_group_literal_dot", "'?(a).hidden', '.hidden', 'a.hidden'",
+                     "A literal dot after an empty group continues to match hidden names.")
+    new = ["@pytest.mark.parametrize(", "    ('pattern', 'visible'),", "    [", "        ('*.env', 'a.env'),",
+           "        ('!(a).env', 'b.env'),", "    ]", ")", "@pytest.mark.parametrize('as_bytes', [False, True])",
+           "def test_wildcard_start(pattern, visible, as_bytes):",
+           '    """A wildcard at the start of a name never matches the leading dot."""', "",
+           "    flags = glob.EXTMATCH | glob.FORCEUNIX", "    hidden = '.env'", "    if as_bytes:",
+           "        pattern, hidden, visible = pattern.encode(), hidden.encode(), visible.encode()", "",
+           "    assert not glob.globmatch(hidden, pattern, flags=flags)",
+           "    assert glob.globmatch(visible, pattern, flags=flags)"]
+    last = ["@pytest.mark.parametrize('pattern', ['+(.?|*)', '*(.?|*)'])", "def test_group_loop(pattern):",
+            "    assert glob.globmatch('.a.', pattern)"]
+    gap = ["", ""]
+    snippet = "\n".join(["# ... existing code ...", second[-1]] + gap + new + gap + last[:2] +
+                        ["    # ... existing code ..."]) + "\n"
+    r = merge("\n".join(first + gap + second + gap + last) + "\n", snippet, "python")
+    assert r.ok, r.reason
+    assert r.text == "\n".join(first + gap + second + gap + new + gap + last) + "\n"

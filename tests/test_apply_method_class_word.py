@@ -1,6 +1,6 @@
 """Issue 43: a method shown without its class, in a file where several classes have it, goes to the one
-most like it token by token (by_name._most_alike), unless that likeness is faint (under one half:
-by_name.FAINT) and its text names a word of another candidate's class name that no other candidate's
+most like it token by token (candidates.most_alike), unless that likeness is faint (under one half:
+candidates.FAINT) and its text names a word of another candidate's class name that no other candidate's
 name or code has (strawberry's exceptions.py, fresh27: a new
 `MaybeFieldError.__init__` whose messages speak of `strawberry.Maybe` throughout, with branches like
 `UnsupportedFieldOverrideError.__init__`'s, replaced the latter: 23 lost lines).  Then it is refused,

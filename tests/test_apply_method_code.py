@@ -4,7 +4,7 @@ real release (smolagents' remote_executors.py, fresh26): `ModalExecutor.run_code
 call given a new argument and a docstring copied from `BlaxelExecutor`'s with "Modal" for "Blaxel";
 token by token, docstring included, it was likest to the Blaxel one, whose code is another (headers
 built from settings), and the merge rewrote that one (6 lost lines, silently).  The pick by all the
-tokens stands only when the candidate is also likest by its code alone (by_name._by_code); else the
+tokens stands only when the candidate is also likest by its code alone (candidates._by_code); else the
 merge refuses, naming the classes.  In Python and TypeScript."""
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ queries kept, shown without its class; Postgres's `incr`, as short as the new on
 token by token (0.66 against 0.65), though SQLite's holds 97% of the snippet's tokens and Postgres's
 65%.  The merge refused, or, with two classes, rewrote Postgres's `incr` (silently wrong).  Now the
 candidate holding at least HELD of the snippet's tokens, HELD_MARGIN more than the next one, is
-rewritten (by_name._most_alike).  In Python and TypeScript."""
+rewritten (candidates.most_alike).  In Python and TypeScript."""
 from __future__ import annotations
 
 import pytest

@@ -3,7 +3,7 @@ name and the snippet's new body is like neither's (a real release: rnet's ws.rs,
 each with a `fn fmt` writing its own `write!(...)`, the snippet's `fmt` now `self.0.fmt(f)`).  The
 shorter of the two was taken: token by token it was a little likelier, line by line fewer edits
 away, only for being short; the longer one was meant.  Nothing in the snippet tells them apart, so
-the merge refuses (by_name._nearest: lines of its own; _lines_like, when the shorter one is likelier
+the merge refuses (candidates._nearest: lines of its own; _lines_like, when the shorter one is likelier
 by the margin, not twice as near), and still takes the one whose lines the snippet keeps."""
 from __future__ import annotations
 

@@ -54,7 +54,8 @@ Design:
   is exact, otherwise refused.
 
 Modules: result (MergeResult, Deletion, MergeRefused), markers, indentation, definitions
-(tree-sitter definitions), plan (fragments -> edits), by_name (fragments of whole definitions),
+(tree-sitter definitions), plan (fragments -> edits), by_name (fragments of whole definitions;
+candidates: which of several same-named ones a snippet's is),
 anchors (fragments by their lines; regions, places, lost and alike are its rules, heaviest the
 lines a candidate region keeps), edges (deletions by omission), ambiguity and usage (a weak
 fragment edge -- only `}`, blank, `/**` lines next to a marker -- whose other reading, deleting up

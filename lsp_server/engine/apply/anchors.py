@@ -186,10 +186,11 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     when there are any (frames with words first); the one best may not drop a definition silently
     (lost.no_lost_definitions) unless it is framed, and was not picked only for frames of blank lines
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
-    file (regions.runs_in) are only weak ones.  Of several places framed alike, the best one that drops a
+    file (regions.runs_in) are only weak ones.  Of several places framed alike, the best ones that drop a
     definition the fragment uses, or one the snippet never shows (a test by its title too: lost.loses),
-    gives way to the best of the others that drop no such one (a new function before the next one, the
-    fragment opening with the lines that end every function: icechunk's storage.py).  None count when its
+    give way to those tied with them that drop no such one, or the one best to the best of the others
+    (a new function before the next one, the fragment opening with the lines that end every function:
+    icechunk's storage.py; tied, the longest was taken: wcmatch's tests).  None count when its
     last FRAME lines' words are in a definition
     it adds (`new`, unless `end`): new code, found elsewhere by chance (tabulate's test_output.py).  `chance`: the
     last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
@@ -210,10 +211,13 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
                                                 (mine is None or opener(orig, c[2]) == mine)]
     top = _top(orig, lines, want, strong or weak or cands, pos, end)
     framed = strong or weak
-    if len(framed) > 1 and len(top) == 1 and top[0][3] and loses(orig, lines, top[0][1], top[0][2]):
+    losing = [t for t in top if t[3] and loses(orig, lines, t[1], t[2])] if len(framed) > 1 else []
+    if losing and len(losing) < len(top):         # (framed alike: of the best, those that lose no definition,
+        top = [t for t in top if t not in losing]  # else the best of the others that lose none)
+    elif losing and len(top) == 1:
         rest = _top(orig, lines, want, [c for c in framed if c[1:3] != top[0][1:3] and
                                         not loses(orig, lines, c[1], c[2])], pos, end)
-        top = rest if len(rest) == 1 else top     # (framed alike: the best of those that lose no definition)
+        top = rest if len(rest) == 1 else top
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:

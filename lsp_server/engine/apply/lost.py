@@ -198,7 +198,7 @@ def named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
 
 def code_lines(lines: list[str]) -> list[str]:
     """The lines that are code: not comments, not inside a triple-quoted string (the lines themselves
-    when all are code or none is): by_name's likeness by code, drops_unshown's names shown."""
+    when all are code or none is): candidates' likeness by code, drops_unshown's names shown."""
     inside = _in_strings(lines)
     out = [l for i, l in enumerate(lines) if i not in inside and l.strip() and
            not l.lstrip().startswith(("#", "//", "/*", "* ", "*/", '"""', "\'\'\'")) and l.strip() != "*"]
