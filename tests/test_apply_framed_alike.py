@@ -143,3 +143,30 @@ def test_of_tied_places_the_one_that_deletes_no_definition():
     r = merge("\n".join(first + gap + second + gap + last) + "\n", snippet, "python")
     assert r.ok, r.reason
     assert r.text == "\n".join(first + gap + second + gap + new + gap + last) + "\n"
+
+
+def _rust_test(name: str, just: list[str], says: str, flag: str | None = None) -> list[str]:
+    return ["#[test]", f"fn {name}() {{", "  Test::new()", "    .justfile(", '      "', *[f"        {j}" for j in just],
+            '      ",', "    )", *([f'    .arg("{flag}")'] if flag else []),
+            f'    .stderr_regex(concat!(r"{says}", "\\n"))', '    .stdout("foo\\n")', "    .success();", "}"]
+
+
+def test_of_tied_places_all_deleting_a_definition_the_best_other_one():
+    """rust-just's tests (fresh29): new tests after the `}` that ends every test, before the next one;
+    the two best places, tied, each rewrote tests before it (10 lost lines): the best of the other
+    places framed alike, which deletes none, is taken."""
+    old = [_rust_test("shell", ["recipe:", "   echo 'one'"], "one", "--timestamp"),
+           _rust_test("basic", ["recipe:", "   echo 'zero'"], "zero", "--timestamp"),
+           _rust_test("quiet", ["recipe:", "   @echo 'two'"], "two", "--timestamp"),
+           _rust_test("script", ["recipe:", "   #!/bin/sh", "   echo 'one'"], "recipe", "--timestamp")]
+    new = [_rust_test("attribute_script", ["[timestamp]", "recipe:", "  #!/bin/sh", "  echo foo"], "recipe"),
+           _rust_test("attribute", ["[timestamp]", "recipe:", "  echo foo"], "foo"),
+           _rust_test("attribute_format", ["[timestamp('%H')]", "recipe:", "  echo foo"], "foo3")]
+    last = ["#[test]", "fn format_string() {", "  Test::new()", "    .justfile(", '      "', "        recipe:",
+            "          echo foo", '      ",', "    )", '    .arg("--timestamp-format")', "    .success();", "}"]
+    spaced = lambda tests: [line for test in tests for line in test + [""]]
+    snippet = "\n".join(["// ... existing code ...", "}", ""] + spaced(new) + last[:4] +
+                        ["      // ... existing code ..."]) + "\n"
+    r = merge("\n".join(["use super::*;", ""] + spaced(old) + last) + "\n", snippet, "rust")
+    assert r.ok, r.reason
+    assert r.text == "\n".join(["use super::*;", ""] + spaced(old) + spaced(new) + last) + "\n"

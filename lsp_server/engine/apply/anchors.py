@@ -188,7 +188,7 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     and braces over a better-scored region.  Frames with words found more than COMMON times in the
     file (regions.runs_in) are only weak ones.  Of several places framed alike, the best ones that drop a
     definition the fragment uses, or one the snippet never shows (a test by its title too: lost.loses),
-    give way to those tied with them that drop no such one, or the one best to the best of the others
+    give way to those tied with them that drop no such one, or, all dropping one, to the best of the others
     (a new function before the next one, the fragment opening with the lines that end every function:
     icechunk's storage.py; tied, the longest was taken: wcmatch's tests).  None count when its
     last FRAME lines' words are in a definition
@@ -214,8 +214,8 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     losing = [t for t in top if t[3] and loses(orig, lines, t[1], t[2])] if len(framed) > 1 else []
     if losing and len(losing) < len(top):         # (framed alike: of the best, those that lose no definition,
         top = [t for t in top if t not in losing]  # else the best of the others that lose none)
-    elif losing and len(top) == 1:
-        rest = _top(orig, lines, want, [c for c in framed if c[1:3] != top[0][1:3] and
+    elif losing:
+        rest = _top(orig, lines, want, [c for c in framed if all(c[1:3] != t[1:3] for t in top) and
                                         not loses(orig, lines, c[1], c[2])], pos, end)
         top = rest if len(rest) == 1 else top
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
