@@ -382,4 +382,19 @@ SOURCES = [
     ("fresh29", "npm", "discord.js", "14.27.0", "14.28.0"),
     ("fresh29", "npm", "@chainsafe/ssz", "1.8.1", "1.9.0"),
     ("fresh29", "npm", "amqplib", "2.2.1", "2.3.1"),
+    # session 54: a thirtieth held-out split (fresh29 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at
+    # the end of a session's work
+    ("fresh30", "pypi", "llguidance", "1.8.0", "1.9.0"),
+    ("fresh30", "pypi", "openai-harmony", "0.0.4", "0.0.6"),
+    ("fresh30", "pypi", "fastuuid", "0.13.5", "0.14.0"),
+    ("fresh30", "pypi", "plumbum", "2.0.1", "2.0.2"),
+    ("fresh30", "pypi", "alembic", "1.20.0", "1.20.1"),
+    ("fresh30", "pypi", "python-multipart", "0.0.33", "0.0.34"),
+    ("fresh30", "pypi", "pyinstrument", "5.1.2", "5.1.3"),
+    ("fresh30", "npm", "eslint-plugin-unicorn", "79.0.0", "80.0.0"),
+    ("fresh30", "npm", "@chainsafe/libp2p-yamux", "7.0.4", "8.0.0"),
+    ("fresh30", "npm", "tedious", "20.3.8", "20.3.9"),
+    ("fresh30", "npm", "@libp2p/kad-dht", "16.3.4", "16.4.2"),
+    ("fresh30", "npm", "@preact/signals-core", "1.13.0", "1.14.0"),
 ]
