@@ -397,4 +397,17 @@ SOURCES = [
     ("fresh30", "npm", "tedious", "20.3.8", "20.3.9"),
     ("fresh30", "npm", "@libp2p/kad-dht", "16.3.4", "16.4.2"),
     ("fresh30", "npm", "@preact/signals-core", "1.13.0", "1.14.0"),
+    # session 54: a thirty-first held-out split (fresh30 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at
+    # the end of a session's work
+    ("fresh31", "pypi", "html-to-markdown", "3.19.0", "3.20.0"),
+    ("fresh31", "pypi", "kreuzberg", "4.10.3", "4.10.4"),
+    ("fresh31", "pypi", "msgspec", "0.20.0", "0.21.0"),
+    ("fresh31", "pypi", "sse-starlette", "3.5.1", "3.6.0"),
+    ("fresh31", "pypi", "sqlmodel", "0.0.47", "0.0.48"),
+    ("fresh31", "pypi", "logfire", "5.1.0", "5.1.1"),
+    ("fresh31", "pypi", "pydantic-extra-types", "2.11.1", "2.11.2"),
+    ("fresh31", "npm", "pg-boss", "12.34.0", "12.35.0"),
+    ("fresh31", "npm", "datastore-core", "11.0.4", "12.0.1"),
+    ("fresh31", "npm", "@libp2p/utils", "7.3.2", "7.4.0"),
 ]
