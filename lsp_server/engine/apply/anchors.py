@@ -190,11 +190,10 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     definition the fragment uses, or one the snippet never shows (a test by its title too: lost.loses),
     give way to those tied with them that drop no such one, or, all dropping one, to the best of the others
     (a new function before the next one, the fragment opening with the lines that end every function:
-    icechunk's storage.py; tied, the longest was taken: wcmatch's tests).  None count when its
-    last FRAME lines' words are in a definition
-    it adds (`new`, unless `end`): new code, found elsewhere by chance (tabulate's test_output.py).  `chance`: the
-    last lines are a chance frame (regions.chance_tail, a marker after them): no frame counts, and tied
-    candidates must each pass the guard.
+    icechunk's storage.py; tied, the longest was taken: wcmatch's tests).  None count when its last FRAME
+    lines' words are in a definition it adds (`new`, unless `end`): new code, found elsewhere by chance
+    (tabulate's test_output.py).  `chance`: the last lines are a chance frame (regions.chance_tail, a
+    marker after them): no frame counts, and tied candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
     to the file's end: plan._at_file_end).  Not framed by lines with words, or holding the fragment's
     last FRAME lines further up than its end (_tail_before), the one best may not drop a definition the

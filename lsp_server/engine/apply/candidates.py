@@ -66,12 +66,11 @@ def most_alike(orig: list[str], cands: list[Def], d: Def) -> list[Def]:
     likeness = [_likeness(orig, o, d) for o in cands]
     scores = sorted(((r, h, i) for i, (r, h) in enumerate(likeness)), reverse=True)
     (best, held, i), (second, _, k) = scores[0], scores[1]
-    far = 1 - second >= NEAR * (1 - best)
-    clearly = best - second >= ALIKE_MARGIN or best - second >= NEAR_MARGIN and far
-    if best >= ALIKE and clearly and (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and \
-            (far or _evident(orig, cands[i], cands[k], d)) and \
-            (best - second >= ALIKE_MARGIN or _nearer(orig, d, cands[i], cands[k])):
-        named = best < FAINT and best - second < 2 * ALIKE_MARGIN and _names_other(orig, cands, d, i)
+    far, margin = 1 - second >= NEAR * (1 - best), best - second
+    wide = margin >= ALIKE_MARGIN     # (else picked by NEAR_MARGIN, far: it must be nearer by lines too)
+    if best >= ALIKE and (wide or margin >= NEAR_MARGIN and far and _nearer(orig, d, cands[i], cands[k])) and \
+            (held == 1 or all(h < 1 for _, h, _ in scores[1:])) and (far or _evident(orig, cands[i], cands[k], d)):
+        named = best < FAINT and margin < 2 * ALIKE_MARGIN and _names_other(orig, cands, d, i)
         return [cands[i]] if _by_code(orig, cands, d, i) and not named else cands
     have = [h for _, h in likeness]   # how much of the snippet's definition each one has
     held = {k for k, h in enumerate(have) if h == 1}
