@@ -410,4 +410,17 @@ SOURCES = [
     ("fresh31", "npm", "pg-boss", "12.34.0", "12.35.0"),
     ("fresh31", "npm", "datastore-core", "11.0.4", "12.0.1"),
     ("fresh31", "npm", "@libp2p/utils", "7.3.2", "7.4.0"),
+    # session 55: a thirty-second held-out split (fresh31 opened), built the same way from packages no session had
+    # opened and the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at
+    # the end of a session's work
+    ("fresh32", "pypi", "sqruff", "0.42.0", "0.43.0"),
+    ("fresh32", "pypi", "cocoindex", "1.0.23", "1.0.24"),
+    ("fresh32", "pypi", "zensical", "0.1.2", "0.1.3"),
+    ("fresh32", "pypi", "sentry-sdk", "2.74.0", "2.75.0"),
+    ("fresh32", "pypi", "pdm", "2.29.3", "2.29.4"),
+    ("fresh32", "pypi", "dulwich", "1.2.20", "1.2.21"),
+    ("fresh32", "pypi", "google-genai", "3.4.0", "3.5.0"),
+    ("fresh32", "npm", "langium", "4.2.4", "4.3.0"),
+    ("fresh32", "npm", "msgpackr", "2.1.3", "2.1.4"),
+    ("fresh32", "npm", "dependency-cruiser", "18.7.0", "18.7.2"),
 ]
