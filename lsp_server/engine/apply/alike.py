@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
 from collections import Counter
 
@@ -37,6 +38,25 @@ def alike(a: str, b: str, least: float) -> bool:
     return sm.quick_ratio() >= least and sm.ratio() >= least
 
 
+EXTENDS = 0.9                     # a new line holding this share of an old line's characters, in order, rewrites it
+OPENS = 0.5                       # ... opening with this share of them
+SHORTEST = 20                     # ... an old line of at least this many characters
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def extends(t: str, w: str) -> bool:
+    """The new line `w` holds the old line `t` (EXTENDS of its characters, in order, OPENS of them its
+    own first ones) and more: a condition widened (`if (isBoolean(node, context)) {` -> `if
+    (isBoolean(node, context) || hasBooleanType(node, context)) {`), an argument added.  Lines shorter
+    than SHORTEST are too common to tell (`teststring,` in a longer call's line)."""
+    if len(t) < SHORTEST or len(w) <= len(t) or len(t) > LONG or len(w) > LONG:
+        return False
+    if len(os.path.commonprefix([t, w])) < OPENS * len(t):
+        return False                  # (it opens as the old line does)
+    sm = difflib.SequenceMatcher(None, t, w, autojunk=False)
+    return sum(m.size for m in sm.get_matching_blocks()) >= EXTENDS * len(t)
+
+
 def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
     """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
     line: a region that rewrites lines is as good as one that keeps them (not doubled in the file);
@@ -47,6 +67,8 @@ def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
         if i in kept or not _WORDS.search(t):
             continue
         k = next((k for k, w in enumerate(new) if alike(t, w, LIKE)), None)
+        if k is None:                 # (or the new line holds it whole: a condition widened, an argument added)
+            k = next((k for k, w in enumerate(new) if extends(t, w)), None)
         if k is None:
             rest.append(t)
         else:

@@ -27,21 +27,21 @@ tell apart is refused); the innermost block around the
 marker breaks ties (not for one whose first and last lines have no word: places.braces_tied), then,
 between regions sharing one anchor, the longer; otherwise the merge refuses: it never guesses.  Nor
 when the tie-break took a region that deletes lines a tied one keeps, and deletes none that one keeps
-(_deletes_more: then the reading the snippet means is a guess).
+(places.deletes_more: then the reading the snippet means is a guess).
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import islice
 
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, loses, named_anew, no_lost_definitions,
-                                       no_used_dropped, unbound, unshown)
-from redraft.engine.apply.places import (braces_tied, deleted, led_here, likest_block, longest_taking, opens_file,
-                                         stays_in, weak_tie)
+                                       no_used_dropped, passes, unbound, unshown)
+from redraft.engine.apply.places import (braces_tied, deletes_more, in_marker_block, last_text, led_here, likest_block,
+                                         longest_taking, opens_file, shown_once, stays_in, tail_before, unchanged,
+                                         weak_tie, whole_file)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
                                           definition_name, doubled_edge, doubled_run, ends_as, ends_block,
                                           in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
@@ -53,6 +53,7 @@ __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
 _CLOSES = re.compile(r"\s*(?:[}\])]|\*/)")       # a line that closes a block (a leading marker's weak tie)
+_CASE = re.compile(r"""case\s+['"]?([\w$.]+)['"]?\s*:""")   # a switch's case label (stripped)
 _KEY = re.compile(r"""['"]?([A-Za-z_$][\w$]*)['"]?\s*:\s*[{\[]$""")   # an object's key opening one (stripped)
 SLACK = 200                       # a region at most this much longer than twice the fragment
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
@@ -64,16 +65,6 @@ COMMON = 3                        # a frame found more often than this in the fi
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
 TWINS = "matches more than one place in the file"   # (plan tries the places before the next fragment's)
 LAST_WHY = "no marker after the snippet's last line"   # (what a last fragment leaves out there is gone)
-
-
-def last_text(orig: list[str]) -> int:
-    """The index of the file's last line with text (-1 for a blank file)."""
-    return max((j for j, l in enumerate(orig) if l.strip()), default=-1)
-
-
-def unchanged(region: list[str], lines: list[str]) -> bool:
-    """The fragment's lines are the region's, line for line (trailing whitespace aside)."""
-    return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
 
 
 def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
@@ -145,16 +136,8 @@ def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
     name the fragment never shows (mathjs's units: `Ah: {` is a unit added after `C: {`, not `C`
     rewritten)."""
     shown = "\n".join(want)
-    return any(i not in kept and (unshown(t, shown) or (m := _KEY.match(t)) and not shows(m.group(1), shown))
-               for i, t in enumerate(region))
-
-
-def _shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
-    """Where the fragment's lines with words that occur once in the file are (after `pos`): a region
-    that leaves one out keeps it there while the fragment brings it again, a doubled line."""
-    wanted = {t for t in want if _WORD.search(t)}
-    seen = Counter(t for t in (l.strip() for l in orig) if t in wanted)
-    return [j for j in range(pos, len(orig)) if seen.get(orig[j].strip()) == 1]
+    return any(i not in kept and (unshown(t, shown) or (m := _KEY.match(t) or _CASE.match(t)) and
+                                  not shows(m.group(1), shown)) for i, t in enumerate(region))
 
 
 def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]], pos: int = 0,
@@ -166,7 +149,7 @@ def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[i
     def after(b: int) -> int:
         return max(0, end - b) if end is not None else 0
     best, scored = None, []
-    once = _shown_once(orig, want, pos) if len(cands) > 1 else []
+    once = shown_once(orig, want, pos) if len(cands) > 1 else []
     slack = REPLACED * sum(1 for t in want if _WORD.search(t)) + ONCE * len(once)   # the most they can add
     if len(want) == 1:
         slack = 0                     # one line: the first place it fits after the previous fragment
@@ -196,8 +179,9 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     marker after them): no frame counts, and tied candidates must each pass the guard.
     `end`: as _top's; not for a fragment whose first and last lines are alike (tied places of it go
     to the file's end: plan._at_file_end).  Not framed by lines with words, or holding the fragment's
-    last FRAME lines further up than its end (_tail_before), the one best may not drop a definition the
-    snippet never names for one of a new name (lost.named_anew)."""
+    last FRAME lines further up than its end (places.tail_before), the one best may not drop a definition the
+    snippet never names for one of a new name (lost.named_anew).  A framed best place that drops lines
+    gives way to a place inside it past which the frame was found by chance (_chance_frame)."""
     want = [l.strip() for l in lines]
     words = [j for j, l in enumerate(lines) if _WORD.search(l)]
     new = end is None and words[-1:] >= [len(lines) - FRAME] and in_new_definition(orig, lines, words[-1])
@@ -217,6 +201,9 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
         rest = _top(orig, lines, want, [c for c in framed if all(c[1:3] != t[1:3] for t in top) and
                                         not loses(orig, lines, c[1], c[2])], pos, end)
         top = rest if len(rest) == 1 else top
+    if framed and len(top) == 1 and top[0][3] and (near := _chance_frame(orig, lines, want, cands, top[0], bool(weak),
+                                                                          pos, end)):
+        top, framed, strong, weak = near, [], [], []
     if weak and len(top) == 1 and [t[1:3] for t in _top(orig, lines, want, cands, pos, end)] != [top[0][1:3]]:
         guard = top[0][3]             # picked for weak frames alone: what it drops must pass the guard
     else:
@@ -224,59 +211,43 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
     if guard or chance and len(top) > 1:   # (chance: no frame tells them apart, each must pass the guard)
         top = guarded(orig, lines, top, name, opened)
     if len(top) == 1 and top[0][3] and (not strong and not _WORD.search(lines[-1]) or
-                                         _tail_before(orig, want, top[0][1], top[0][2])) and \
+                                         tail_before(orig, want, top[0][1], top[0][2], FRAME)) and \
             (why := named_anew(orig, lines, top[0][1], top[0][2])):
         raise Ambiguous(f"{name}: {why}")
     return [t[:3] for t in top]
 
 
-def _tail_before(orig: list[str], want: list[str], a: int, b: int) -> bool:
-    """The region holds the fragment's last FRAME lines further up than its end: it reaches past one
-    copy of them to another (cashews's redis client: a new `RedisCluster` class whose first lines are
-    `Redis`'s, its last shown lines the comment in every `execute_command`, read as `SafeRedis`
-    renamed)."""
-    tail, region = want[-FRAME:], [l.strip() for l in orig[a:b + 1]]
-    return len(want) > FRAME and any(region[i:i + FRAME] == tail for i in range(len(region) - FRAME))
+def _chance_frame(orig: list[str], lines: list[str], want: list[str], cands: list, top: tuple, weak: bool, pos: int,
+                  end: int | None) -> list | None:
+    """For the one best place of a framed fragment, which drops lines: the place inside it past which
+    the frame was found by chance, if any (a list of it, as _top gives).  Framed weakly, its first lines
+    with words, its last ones closing braces: the best region from the same first line to an earlier
+    copy of its last line, if it drops nothing and the best one passes the guard (lost.passes) and
+    renames nothing (lost.named_anew) (llguidance's numeric.rs: a new `if num.integer {...}` check,
+    read as reaching the `}`s that close the next block, deleting it: 56 lost lines).  Framed by lines
+    with words, dropping a definition the fragment uses or the snippet never shows (lost.loses): the
+    best region from the same first line that ends with the fragment's last two lines, drops none and
+    agrees better (eslint-plugin-unicorn's prefer-simplified-conditions: an `if` split over lines, its
+    last lines `) {`, `replacement = ...`, `}` found again in the next function, deleted: 29 lost
+    lines).  A deletion between frames with no such place inside is meant (shown by omission)."""
+    a, b = top[1:3]
+    if weak:
+        if not any(map(_worth, want[:FRAME])) or any(map(_worth, want[-FRAME:])) or \
+                named_anew(orig, lines, a, b) or not passes(orig, lines, a, b):
+            return None
+        near = _top(orig, lines, want, [c for c in cands if c[1] == a and c[2] < b], pos, end)
+        return near if len(near) == 1 and not near[0][3] else None
+    if not loses(orig, lines, a, b):
+        return None
+    shorter = [c for c in cands if c[1] == a and a < c[2] < b and orig[c[2] - 1].strip() == want[-2] and
+               not loses(orig, lines, c[1], c[2])]
+    near = _top(orig, lines, want, shorter, pos, end)
+    return near if len(near) == 1 and near[0][0] > top[0] else None
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
     region = [l.strip() for l in orig[c[1]:c[2] + 1]]
     return unbound(orig, lines, c[1], c[2], heaviest.kept_in(region, [l.strip() for l in lines]))
-
-
-def _in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, marker_before: int) -> list:
-    """Those candidates in the innermost block around the marker (regions.innermost), unless none
-    of them holds a line of the fragment that the file has once and another candidate, which the
-    fragment changes, does: a line found once places the fragment more surely than the marker's
-    depth (pydash's predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`,
-    ... `True`, the doctests of another function's docstring 60 lines on, one of them changed).  A
-    place the fragment would leave as it is does not count: the snippet shows it to say what the
-    marker's block becomes (pydantic-core's tests: a test rewritten like the next one).  Right after a
-    definition's header, the marker is that definition's body: the fragment stays there (pint's
-    numpy_func.py: a function given the lines of the next one, which has them once)."""
-    inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
-    if len(inner) == len(cands) or inner and pos > 0 and definition_name(orig[pos - 1]) and \
-            orig[pos - 1].rstrip().endswith((":", "{")) and _indent(orig[pos - 1]) < marker_before:
-        return inner                  # (the marker is the body of the definition shown right before it)
-    once = _shown_once(orig, [l.strip() for l in lines], pos)
-
-    def holds(c) -> bool:
-        return any(c[1] <= j <= c[2] for j in once)
-    outside = [c for c in cands if c not in inner and holds(c) and not unchanged(orig[c[1]:c[2] + 1], lines)]
-    return inner if any(map(holds, inner)) or not outside else cands
-
-
-def _deletes_more(orig: list[str], lines: list[str], best, tied: list):
-    """Of candidates tied on score, one that deletes only lines `best` deletes too, and fewer: a
-    tie-break (the marker's block, the longer region) then chose the reading that deletes more."""
-    want = [l.strip() for l in lines]
-    mine = deleted(orig, want, best)
-    if not mine:
-        return None
-    for c in tied:
-        if c[1:3] != best[1:3] and deleted(orig, want, c) < mine:
-            return c[1], c[2]
-    return None
 
 
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
@@ -292,24 +263,19 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
     return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
 
 
-def _last_texts(lines: list[str]) -> list[str]:
-    """The last FRAME lines with text, stripped, last first."""
-    return list(islice((l.strip() for l in reversed(lines) if l.strip()), FRAME))
-
-
-def _whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]]):
-    """The candidate from the file's first line to its last non-blank one, if any, when that line
-    (with a word in it; else the last FRAME lines with text, a word among them) is also the
-    fragment's last: a snippet with no marker that ends as the file does is the whole new file."""
-    last = last_text(orig)
-    end = next((l for l in reversed(lines) if l.strip()), "")
-    if last < 0 or not same(orig[last], end):
-        return None
-    if not _worth(end.strip()):       # (`}`: the file's closing lines, as many as a frame)
-        tail = _last_texts(lines)
-        if _last_texts(orig) != tail or not any(map(_worth, tail)):
-            return None
-    return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
+def _appended(orig: list[str], lines: list[str], heads: list[int], cands: list) -> list:
+    """The last fragment's regions from a head to the file's end that keep every line with text (its
+    last line new: code appended after the file's own last lines, which it shows; alembic's
+    test_postgresql.py: a new class after a test shown from the `)` that closes its second `Table(`,
+    read as starting at the first one's, deleting the second), not among `cands` already."""
+    held, out = {c[1:] for c in cands}, []
+    want = [l.strip() for l in lines]
+    for a in heads:
+        c = _to_block_end(orig, lines, a, -1)
+        kept = heaviest.kept(orig, want, c[1], c[2])
+        if c[1:] not in held and all(i in kept or not orig[c[1] + i].strip() for i in range(c[2] - c[1] + 1)):
+            out.append(c)
+    return out
 
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, before: int | None = None,
@@ -383,6 +349,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
             raise Ambiguous(f"{name}: {TWINS}")   # its next lines follow)
         base = min(_indent(l) for l in lines if l.strip())
         cands = [c for c in _pairs(orig, lines, heads, base) if stop is None or c[2] <= stop]
+        if cands and at_end and tails is not None and stop is None and not same(orig[last_text(orig)], lines[-1]):
+            cands += _appended(orig, lines, heads, cands)
         ends = marker_after is not None and marker_after < base < _indent(lines[0]) + 1
         if cands and ends and lone and marker_before and base >= marker_before and \
                 leave_block(orig, heads, cands, pos, marker_before):
@@ -414,7 +382,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         if not cands:
             raise Ambiguous(f"{name}: its last line is not in the file (after the previous fragment)")
     if edge:                          # a start, an end of file or block taken for an anchor
-        whole = _whole_file(orig, lines, cands) if at_start and at_end else None
+        whole = whole_file(orig, lines, cands, FRAME) if at_start and at_end else None
         kept = [c for c in cands if replaces(orig, lines, c[1], c[2]) or opens and at_start and c[1] == 0]
         dropping = not kept and edge == "block" and tails is not None
         cands = cands if dropping else kept
@@ -432,7 +400,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     if len(cands) > 1:                # (new lines after an old `return (...)`: not there)
         cands = reachable(orig, lines, cands)
     if marker_before and min(_indent(l) for l in lines if l.strip()) >= marker_before:
-        cands = _in_marker_block(orig, lines, cands, pos, marker_before)     # it stays in the marker's block
+        cands = in_marker_block(orig, lines, cands, pos, marker_before)     # it stays in the marker's block
     every = cands
     end = last_text(orig) if at_end and tails is not None and len(cands) > 1 else None   # (what follows is gone)
     cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)
@@ -476,7 +444,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     # a first fragment after a leading marker, its first line a closing one, is tied as one after a fragment
     led = marker_before if marker_before is not None or at_start or not _CLOSES.match(lines[0]) else 0
     if len(cands) == 1 and (tie := weak_tie(orig, lines, cands[0], every, led, marker_after,
-                                            lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))):
+                                            lambda c, **k: _agreement(orig, texts, c[1], c[2], **k))) and \
+            not (redefined(orig, lines, pos, *tie[1][1:3], reader=defined_name) and   # (not a nearer place that
+                 not redefined(orig, lines, pos, *cands[0][1:3], reader=defined_name)):   # would define it twice)
         if not drops_unshown(orig, lines, *cands[0][1:3]) or drops_unshown(orig, lines, *tie[1][1:3]):
             raise Ambiguous(f"{name}: {tie[0]}")
         cands = [tie[1]]              # (the rewrite would delete a name the snippet never shows: it adds)
@@ -484,7 +454,7 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = leads_to(orig, cands, then[0][0], then[1])
     if len(cands) > 1:
         raise Ambiguous(f"{name}: {TWINS}", tuple(c[1:3] for c in cands))
-    if tied and (other := _deletes_more(orig, lines, cands[0], tied)):
+    if tied and (other := deletes_more(orig, lines, cands[0], tied)):
         raise Ambiguous(f"{name}: fits as well at lines {other[0] + 1}-{other[1] + 1}, which deletes fewer lines; "
                         "show more lines around it")
     a, b = cands[0][1], cands[0][2]

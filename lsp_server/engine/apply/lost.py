@@ -17,7 +17,7 @@ from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "loses", "named_anew", "no_lost_definitions",
-           "no_used_dropped", "unbound", "unshown"]
+           "no_used_dropped", "passes", "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -130,6 +130,15 @@ def loses(orig: list[str], lines: list[str], a: int, b: int) -> bool:
     except Ambiguous:
         return True
     return False
+
+
+def passes(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+    """The region [a, b] passes the guard (no_lost_definitions, GONE lines too)."""
+    try:
+        no_lost_definitions(orig, lines, a, b, "")
+    except Ambiguous:
+        return False
+    return True
 
 
 _TRIPLE = re.compile('"""' + "|'''")   # a triple quote, either kind

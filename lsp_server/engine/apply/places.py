@@ -15,25 +15,28 @@ merge; anchors calls these when a fragment's first line fits several places).
 * renamed_export: a fragment that is its region but for an exported definition's name, a marker
   after it: a rename or a copy beside it, refused.
 * weak_tie: a fragment whose first line, after a marker, has no word (or whose last line, before
-  a marker), and whose best place rewrites lines the marker may stand for while a nearer one adds
-  to them: refused.
+  a marker, has none or is one the file has more than BARE times), and whose best place rewrites
+  lines the marker may stand for while a nearer one adds to them: refused.
 * bare_head: the same for a first line that is bare (no word, or one word the file has many times:
   `},`, `return;`), when the nearer place keeps every line with words the other keeps and drops
   none, while the other drops one that no new line is like: refused.
 * stays_in: after a marker deeper than the fragment, the fragment is looked for first in the block
-  the previous fragment ended in.
+  the previous fragment ended in; in_marker_block: the candidates in the marker's innermost block.
 * braces_tied: a fragment whose first and last lines have no word, tied between places: refused.
+* deletes_more, tail_before, whole_file, shown_once, unchanged, last_text: what anchors' tie-breaks
+  and scores ask of a region and the file.
 """
 from __future__ import annotations
 
 import difflib
 import re
 from collections import Counter
+from itertools import islice
 
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import alike
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, runs_in, same
+from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, innermost, runs_in, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 _SPACE = re.compile(r"\s+")
@@ -159,7 +162,10 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
     """Why a fragment is refused whose edge line next to a marker has no word, when its best place
     rewrites lines the marker may stand for while a nearer one adds to them (weak_head; bare_head for
     a bare first line; or at the last line before a marker: the nearer place ends earlier, with the same
-    head), and that nearer place; else None."""
+    head; a last line with words counts as bare when the file has it more than BARE times, `lax`:
+    llguidance's numeric.rs, new `Case {...}` entries before the first old one, its last shown line
+    `minimum: Some(5.5),` in eight entries, read as rewriting the entries up to a later one), and that
+    nearer place; else None."""
     near = weak_head(orig, lines, best, every, marker_before, score) or \
         bare_head(orig, lines, best, every, marker_before)
     if near is not None:                          # (weak_head's first line has no word)
@@ -167,17 +173,21 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
             if _WORD.search(lines[0]) else "without words"
         return (f"its first line, {what}, fits at line {near[1] + 1} (adding lines) and at line {best[1] + 1} "
                 "(rewriting the lines between); show a line with words above it"), near
-    if marker_after is None or _WORD.search(lines[-1]):
+    lax = bool(_WORD.search(lines[-1]))          # (a last line with words, found more than BARE times)
+    if marker_after is None or lax and runs_in(orig, [lines[-1].strip()], BARE) <= BARE:
         return None
     flip = len(orig) - 1                          # the last line is the first of the lines reversed
     rorig, rlines = orig[::-1], lines[::-1]       # (one reversed copy for both: heaviest's passes kept)
     rbest, revery = (best[0], flip - best[2], flip - best[1]), [(c[0], flip - c[2], flip - c[1]) for c in every]
     near = weak_head(rorig, rlines, rbest, revery, marker_after,
                      lambda c, **k: score((c[0], flip - c[2], flip - c[1]), **k)) or \
-        bare_head(rorig, rlines, rbest, revery, marker_after)
+        bare_head(rorig, rlines, rbest, revery, marker_after, lax)
     if near is not None:
-        return (f"its last line, without words, fits at line {flip - near[1] + 1} (adding lines) and at line "
-                f"{best[2] + 1} (rewriting the lines between); show a line with words below it"), \
+        what = f"`{lines[-1].strip()}`, found {runs_in(orig, [lines[-1].strip()], len(orig))} times" if lax \
+            else "without words"
+        return (f"its last line, {what}, fits at line {flip - near[1] + 1} (adding lines) and at line "
+                f"{best[2] + 1} (rewriting the lines between); show {'more lines' if lax else 'a line with words'} "
+                "below it"), \
             (near[0], flip - near[2], flip - near[1])
     return None
 
@@ -225,7 +235,8 @@ def weak_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     return None if _defined_once_between(orig, best[1], near[1]) else near   # (a definition rewritten)
 
 
-def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marker_before) -> tuple | None:
+def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marker_before,
+              lax: bool = False) -> tuple | None:
     """For a fragment whose first line after a marker is bare (no word, or one word the file has more
     than BARE times: `},`, `return;`): the nearer place of that line (same tail as `best`, a later head)
     that drops no line with words and keeps every line `best` keeps that is not bare, when `best`
@@ -233,9 +244,10 @@ def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     rewrite from an addition there (cashews's test_settings_url.py: `},` then a new `(url, {...})`
     item, read as rewriting the two items before it; ioredis's cluster: `return;` then new lines,
     read as deleting the `if (!redis) {...}` guard before them).  None if not so, or if the header of a
-    definition the file has once is between the two places (a definition rewritten, as for weak_head)."""
+    definition the file has once is between the two places (a definition rewritten, as for weak_head).
+    `lax`: any line the file has more than BARE times is bare (weak_tie's last line with words)."""
     want = [l.strip() for l in lines]
-    if marker_before is None or _WORD.search(want[0]) and (len(want[0].split()) != 1 or
+    if marker_before is None or _WORD.search(want[0]) and ((len(want[0].split()) != 1 and not lax) or
                                                           runs_in(orig, want[:1], BARE) <= BARE):
         return None                   # (its first line not bare)
     if not deleted(orig, want, best):
@@ -243,7 +255,7 @@ def bare_head(orig: list[str], lines: list[str], best: tuple, every: list, marke
     counts = Counter(l.strip() for l in orig)
 
     def bare(t: str) -> bool:
-        return not _WORD.search(t) or len(t.split()) == 1 and counts[t] > BARE
+        return not _WORD.search(t) or (lax or len(t.split()) == 1) and counts[t] > BARE
 
     def reading(c: tuple) -> tuple[Counter, bool]:          # (lines kept that are not bare, a line dropped)
         kept = heaviest.kept(orig, want, c[1], c[2])
@@ -263,6 +275,88 @@ def deleted(orig: list[str], want: list[str], c) -> set[int]:
     new = [w for w in want if _WORD.search(w)]
     return {c[1] + i for i, t in enumerate(orig[c[1]:c[2] + 1])
             if i not in kept and _WORD.search(t) and not any(alike(t.strip(), w, TAKEN) for w in new)}
+
+def deletes_more(orig: list[str], lines: list[str], best, tied: list):
+    """Of candidates tied on score, one that deletes only lines `best` deletes too, and fewer: a
+    tie-break (the marker's block, the longer region) then chose the reading that deletes more."""
+    want = [l.strip() for l in lines]
+    mine = deleted(orig, want, best)
+    if not mine:
+        return None
+    for c in tied:
+        if c[1:3] != best[1:3] and deleted(orig, want, c) < mine:
+            return c[1], c[2]
+    return None
+
+
+def tail_before(orig: list[str], want: list[str], a: int, b: int, frame: int) -> bool:
+    """The region holds the fragment's last `frame` lines further up than its end: it reaches past one
+    copy of them to another (cashews's redis client: a new `RedisCluster` class whose first lines are
+    `Redis`'s, its last shown lines the comment in every `execute_command`, read as `SafeRedis`
+    renamed)."""
+    tail, region = want[-frame:], [l.strip() for l in orig[a:b + 1]]
+    return len(want) > frame and any(region[i:i + frame] == tail for i in range(len(region) - frame))
+
+
+def last_text(orig: list[str]) -> int:
+    """The index of the file's last line with text (-1 for a blank file)."""
+    return max((j for j, l in enumerate(orig) if l.strip()), default=-1)
+
+
+def _last_texts(lines: list[str], frame: int) -> list[str]:
+    """The last `frame` lines with text, stripped, last first."""
+    return list(islice((l.strip() for l in reversed(lines) if l.strip()), frame))
+
+
+def whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], frame: int):
+    """The candidate from the file's first line to its last non-blank one, if any, when that line
+    (with a word in it; else the last `frame` lines with text, a word among them) is also the
+    fragment's last: a snippet with no marker that ends as the file does is the whole new file."""
+    last = last_text(orig)
+    end = next((l for l in reversed(lines) if l.strip()), "")
+    if last < 0 or not same(orig[last], end):
+        return None
+    if not _WORD.search(end):         # (`}`: the file's closing lines, as many as a frame)
+        tail = _last_texts(lines, frame)
+        if _last_texts(orig, frame) != tail or not any(_WORD.search(t) for t in tail):
+            return None
+    return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
+
+
+
+def unchanged(region: list[str], lines: list[str]) -> bool:
+    """The fragment's lines are the region's, line for line (trailing whitespace aside)."""
+    return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
+
+
+def shown_once(orig: list[str], want: list[str], pos: int) -> list[int]:
+    """Where the fragment's lines with words that occur once in the file are (after `pos`): a region
+    that leaves one out keeps it there while the fragment brings it again, a doubled line."""
+    wanted = {t for t in want if _WORD.search(t)}
+    seen = Counter(t for t in (l.strip() for l in orig) if t in wanted)
+    return [j for j in range(pos, len(orig)) if seen.get(orig[j].strip()) == 1]
+
+
+def in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, marker_before: int) -> list:
+    """Those candidates in the innermost block around the marker (regions.innermost), unless none
+    of them holds a line of the fragment that the file has once and another candidate, which the
+    fragment changes, does: a line found once places the fragment more surely than the marker's
+    depth (pydash's predicates.py: a marker inside one docstring, then `True`, `>>> is_empty(True)`,
+    ... `True`, the doctests of another function's docstring 60 lines on, one of them changed).  A
+    place the fragment would leave as it is does not count: the snippet shows it to say what the
+    marker's block becomes (pydantic-core's tests: a test rewritten like the next one).  Right after a
+    definition's header, the marker is that definition's body: the fragment stays there (pint's
+    numpy_func.py: a function given the lines of the next one, which has them once)."""
+    inner = innermost(orig, cands, pos, marker_before, lambda c: c[2])
+    if len(inner) == len(cands) or inner and pos > 0 and definition_name(orig[pos - 1]) and \
+            orig[pos - 1].rstrip().endswith((":", "{")) and _indent(orig[pos - 1]) < marker_before:
+        return inner                  # (the marker is the body of the definition shown right before it)
+    once = shown_once(orig, [l.strip() for l in lines], pos)
+
+    def holds(c) -> bool:
+        return any(c[1] <= j <= c[2] for j in once)
+    outside = [c for c in cands if c not in inner and holds(c) and not unchanged(orig[c[1]:c[2] + 1], lines)]
+    return inner if any(map(holds, inner)) or not outside else cands
 
 
 def _defined_once_between(orig: list[str], a: int, b: int) -> bool:
