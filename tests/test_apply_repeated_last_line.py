@@ -3,7 +3,7 @@ times (a test table's `minimum: Some(5.5),`) cannot tell new entries written bef
 (adding lines) from the entries up to a later copy rewritten (llguidance's numeric.rs: six new `Case
 {...}` entries read as the first old entries rewritten into them, 22 lost lines twice).  It is refused,
 with both places, as a fragment whose last line has no word is; a last line the file has once still
-places the fragment."""
+places the fragment.  The same for a first line right after a marker (`ok: false,` in every entry)."""
 from __future__ import annotations
 
 import pytest
@@ -64,3 +64,23 @@ def test_new_entries_before_a_last_line_found_once_are_inserted(lang):
     r = merge(original, _snippet(lang, "4.5"), lang)
     assert r.ok, r.reason
     assert r.text == _file(lang, entries, NEW)
+
+
+def _head_snippet(lang: str, first: str) -> str:
+    """The list's first line, a marker, the last entry's last lines from `first` on, two new entries, the
+    list's end."""
+    new = "".join(_entry(lang, *e) for e in NEW)
+    if lang == "rust":
+        return ("// ... existing code ...\nfn test_bounds() {\n    let cases = vec![\n        // ... existing code ...\n"
+                "            " + first + "\n        },\n" + new + "    ];\n    // ... existing code ...\n}\n")
+    return "CASES = [\n    # ... existing code ...\n        " + first + "\n    ),\n" + new + "]\n# ... existing code ...\n"
+
+
+@pytest.mark.parametrize("lang", ["python", "rust"])
+def test_new_entries_after_a_repeated_first_line_are_refused_not_rewritten(lang):
+    """The same at the fragment's first line: after a marker, a line the file has in every entry."""
+    original = _file(lang, OLD)
+    first = "ok: false," if lang == "rust" else "ok=False,"
+    r = merge(original, _head_snippet(lang, first), lang)
+    assert not r.ok
+    assert "its first line" in r.reason and "found 4 times" in r.reason and "adding lines" in r.reason, r.reason

@@ -15,7 +15,7 @@ merge; anchors calls these when a fragment's first line fits several places).
 * renamed_export: a fragment that is its region but for an exported definition's name, a marker
   after it: a rename or a copy beside it, refused.
 * weak_tie: a fragment whose first line, after a marker, has no word (or whose last line, before
-  a marker, has none or is one the file has more than BARE times), and whose best place rewrites
+  a marker; either found more than BARE times counts as one without), and whose best place rewrites
   lines the marker may stand for while a nearer one adds to them: refused.
 * bare_head: the same for a first line that is bare (no word, or one word the file has many times:
   `},`, `return;`), when the nearer place keeps every line with words the other keeps and drops
@@ -162,12 +162,12 @@ def weak_tie(orig: list[str], lines: list[str], best: tuple, every: list, marker
     """Why a fragment is refused whose edge line next to a marker has no word, when its best place
     rewrites lines the marker may stand for while a nearer one adds to them (weak_head; bare_head for
     a bare first line; or at the last line before a marker: the nearer place ends earlier, with the same
-    head; a last line with words counts as bare when the file has it more than BARE times, `lax`:
-    llguidance's numeric.rs, new `Case {...}` entries before the first old one, its last shown line
-    `minimum: Some(5.5),` in eight entries, read as rewriting the entries up to a later one), and that
-    nearer place; else None."""
+    head; a first or last line with words counts as bare when the file has it more than BARE times,
+    `lax`: llguidance's numeric.rs, new `Case {...}` entries before the first old one, its last shown
+    line `minimum: Some(5.5),` in eight entries, read as rewriting the entries up to a later one), and
+    that nearer place; else None."""
     near = weak_head(orig, lines, best, every, marker_before, score) or \
-        bare_head(orig, lines, best, every, marker_before)
+        bare_head(orig, lines, best, every, marker_before, lax=bool(_WORD.search(lines[0])))
     if near is not None:                          # (weak_head's first line has no word)
         what = f"`{lines[0].strip()}`, found {runs_in(orig, [lines[0].strip()], len(orig))} times" \
             if _WORD.search(lines[0]) else "without words"
