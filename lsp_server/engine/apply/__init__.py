@@ -68,7 +68,7 @@ import re
 from collections import Counter
 
 from redraft.engine.apply import heaviest
-from redraft.engine.apply.alike import alike
+from redraft.engine.apply.alike import alike, extends, likeness
 from redraft.engine.apply.ambiguity import refuse_dead_alternative
 from redraft.engine.apply.anchors import UNSHOWN, UNUSED, same as _same
 from redraft.engine.apply.by_name import class_edits
@@ -102,7 +102,8 @@ def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool =
         return MergeResult(False, reason=f"internal error: {type(e).__name__}: {e}")
     finally:                          # (what the merge remembered of this file goes with it)
         heaviest.forget()
-        alike.cache_clear()
+        for remembered in (alike, extends, likeness):
+            remembered.cache_clear()
 
 
 def _merge(original: str, snippet: str, language: str,

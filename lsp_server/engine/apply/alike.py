@@ -38,6 +38,12 @@ def alike(a: str, b: str, least: float) -> bool:
     return sm.quick_ratio() >= least and sm.ratio() >= least
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def likeness(a: str, b: str) -> float:
+    """difflib's ratio of the two lines (over _window of each; remembered as `alike` is)."""
+    return difflib.SequenceMatcher(None, _window(a), _window(b), autojunk=False).ratio()
+
+
 EXTENDS = 0.9                     # a new line holding this share of an old line's characters, in order, rewrites it
 OPENS = 0.5                       # ... opening with this share of them
 SHORTEST = 20                     # ... an old line of at least this many characters

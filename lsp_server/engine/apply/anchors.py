@@ -40,8 +40,8 @@ from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, loses, named_anew, no_lost_definitions,
                                        no_used_dropped, passes, unbound, unshown)
 from redraft.engine.apply.places import (braces_tied, deletes_more, in_marker_block, last_text, led_here, likest_block,
-                                         longest_taking, opens_file, shown_once, stays_in, tail_before, unchanged,
-                                         weak_tie, whole_file)
+                                         likest_rewrite, longest_taking, opens_file, shown_once, stays_in, tail_before,
+                                         unchanged, weak_tie, whole_file)
 from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
                                           definition_name, doubled_edge, doubled_run, ends_as, ends_block,
                                           in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
@@ -452,6 +452,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = [tie[1]]              # (the rewrite would delete a name the snippet never shows: it adds)
     if len(cands) > 1 and then is not None:
         cands = leads_to(orig, cands, then[0][0], then[1])
+    if len(cands) > 1:                # (twins: the one whose line the fragment rewrites likest)
+        cands = likest_rewrite(orig, lines, cands)
     if len(cands) > 1:
         raise Ambiguous(f"{name}: {TWINS}", tuple(c[1:3] for c in cands))
     if tied and (other := deletes_more(orig, lines, cands[0], tied)):

@@ -23,6 +23,7 @@ merge; anchors calls these when a fragment's first line fits several places).
 * stays_in: after a marker deeper than the fragment, the fragment is looked for first in the block
   the previous fragment ended in; in_marker_block: the candidates in the marker's innermost block.
 * braces_tied: a fragment whose first and last lines have no word, tied between places: refused.
+* likest_rewrite: of twin places tied, the one whose lines the fragment rewrites likest.
 * deletes_more, tail_before, whole_file, shown_once, unchanged, last_text: what anchors' tie-breaks
   and scores ask of a region and the file.
 """
@@ -34,12 +35,14 @@ from collections import Counter
 from itertools import islice
 
 from redraft.engine.apply import heaviest
-from redraft.engine.apply.alike import alike
+from redraft.engine.apply.alike import alike, extends, likeness
 from redraft.engine.apply.definitions import _indent
+from redraft.engine.apply.lost import _TITLED
 from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, innermost, runs_in, same
 
 LIKEST_WORK = 20000               # lines x lines compared at most by likest_block
 _SPACE = re.compile(r"\s+")
+_WORDS = re.compile(r"\w+")
 _EXPORTED = re.compile(r"\s*(?:export\b|pub\b|func\s+(?:\([^)]*\)\s*)?[A-Z])")   # (Go: a capital)
 _CLOSER = re.compile(r"\s*[}\])]+[;,]?\s*$")
 TAKEN = 0.7                       # an extra line this alike to a fragment's line is rewritten by it
@@ -357,6 +360,41 @@ def in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, ma
         return any(c[1] <= j <= c[2] for j in once)
     outside = [c for c in cands if c not in inner and holds(c) and not unchanged(orig[c[1]:c[2] + 1], lines)]
     return inner if any(map(holds, inner)) or not outside else cands
+
+RECAST_MARGIN = 0.05              # likest_rewrite: the likest must be this much liker than the next
+MOST_TWINS = 64                   # ... among at most this many tied candidates
+
+
+def likest_rewrite(orig: list[str], lines: list[str], cands: list) -> list:
+    """Of tied candidates, each dropping lines, the one whose dropped lines the fragment's new lines
+    rewrite likest (the sum of each dropped line's best likeness to a new one), by RECAST_MARGIN;
+    else all of them.  Twin blocks (a visitor's callbacks, each calling the host with its own name:
+    html-to-markdown's Python binding) differ in the line the fragment rewrites.  Only when every line
+    a candidate drops is like a new one (TAKEN, or alike.extends), and none is a definition's header or
+    a test's title: a definition rewritten by likeness alone is a guess (tests/test_apply_file_end.py),
+    and an unlike line dropped is a deletion no likeness tells (jsonschema-rs's twin `impl` blocks)."""
+    want = [l.strip() for l in lines]
+    held = {l.strip() for l in orig}
+    new = [w for w in want if w and w not in held and _WORD.search(w)]
+    if not new or len(cands) > MOST_TWINS:
+        return cands
+    words = set(_WORDS.findall("\n".join(new)))
+    scores, held = [], []
+    for c in cands:
+        kept = heaviest.kept(orig, want, c[1], c[2])
+        dropped = [orig[c[1] + i].strip() for i in range(c[2] - c[1] + 1)
+                   if i not in kept and _WORD.search(orig[c[1] + i])]
+        if not dropped or any(definition_name(d) or _TITLED.match(d) or
+                              not any(alike(d, w, TAKEN) or extends(d, w) for w in new) for d in dropped):
+            return cands              # (each dropped line rewritten by a like new one, none a header)
+        scores.append(sum(max(likeness(d, w) for w in new) for d in dropped))
+        held.append(words & set(_WORDS.findall("\n".join(dropped))))
+    first, second = sorted(scores, reverse=True)[:2]
+    k = scores.index(first)
+    others = set().union(*(h for j, h in enumerate(held) if j != k))
+    if first - second < RECAST_MARGIN or not held[k] - others or any(h - held[k] for j, h in enumerate(held) if j != k):
+        return cands                  # (its words too: one of the new lines' that only it has, none it lacks)
+    return [cands[k]]
 
 
 def _defined_once_between(orig: list[str], a: int, b: int) -> bool:
