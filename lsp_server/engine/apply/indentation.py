@@ -1,5 +1,7 @@
 """The snippet's indentation made the file's (apply's merge): tabs or spaces and the space unit.
-A snippet indented with spaces for a tab-indented file is converted when that is exact; one whose
+A snippet indented with spaces for a tab-indented file is converted when that is exact (a block
+comment's inner lines, ` * ...`, keep their one space and tell neither kind), unless its indented lines
+are the file's own spaced ones (a bundle that holds a module indented with spaces); one whose
 space unit differs from the file's is refused (IndentMismatch), unless its indented lines are the
 file's own (the units only seemed to differ) or the file steps by the snippet's unit too, once in
 SHARE steps or more (a formatter's deeper step inside conditional types and ternaries).
@@ -53,11 +55,17 @@ def _steps(lines: list[str], opener: str) -> Counter[int]:
     return steps
 
 
+def _starred(line: str) -> bool:
+    """A block comment's inner line (` * @param ...`, ` */`): one space past the comment's indentation
+    in a file of tabs as in one of spaces, so it tells neither."""
+    return line.lstrip().startswith("*")
+
+
 def uses_tabs(lines: list[str]) -> bool | None:
     """Whether the lines are indented with tabs (more of them start with a tab than with a space),
-    None when none is indented."""
-    tabs = sum(1 for l in lines if l.startswith("\t") and l.strip())
-    spaces = sum(1 for l in lines if l.startswith(" ") and l.strip())
+    None when none is indented; a block comment's inner lines do not count (_starred)."""
+    tabs = sum(1 for l in lines if l.startswith("\t") and l.strip() and not _starred(l))
+    spaces = sum(1 for l in lines if l.startswith(" ") and l.strip() and not _starred(l))
     if not tabs and not spaces:
         return None
     return tabs > spaces
@@ -77,18 +85,36 @@ def _indented_as_file(orig: list[str], snip: list[str]) -> bool:
     return len(shared) >= 2 and sum(l in known for l in shared) * 3 >= 2 * len(shared)
 
 
+def _spaced_here(orig: list[str], snip: list[str]) -> bool:
+    """A tab file that also has code indented with spaces (a bundle holding a module written so),
+    where more of the snippet's spaced lines with text are found spaced in the file (their text) than
+    found there only with tabs: the snippet is for the spaced part (msgpackr's dist/node.cjs, a
+    function rewritten there)."""
+    def code(l: str, lead: str) -> bool:
+        return l.startswith(lead) and bool(_WORD.search(l)) and not _starred(l) and not is_marker(l)
+    spaced = {l.strip() for l in orig if code(l, " ")}
+    if not spaced:
+        return False
+    tabbed = {l.strip() for l in orig if code(l, "\t")}
+    mine = [l.strip() for l in snip if code(l, " ")]
+    return sum(t in spaced for t in mine) > sum(t not in spaced and t in tabbed for t in mine)
+
+
 def match_indentation(orig: list[str], snip: list[str], opener: str) -> list[str]:
     o_tabs, s_tabs = uses_tabs(orig), uses_tabs(snip)
     if o_tabs is None or s_tabs is None:
         return snip
     if o_tabs and not s_tabs:
+        if _indented_as_file(orig, snip) or _spaced_here(orig, snip):
+            return snip               # (its lines are the file's own spaced ones: a bundle's module)
         unit = _space_unit(snip, opener) or 4
         out = []
         for l in snip:
             n = len(l) - len(l.lstrip(" "))
-            if l.strip() and n % unit:
+            odd = n % unit if l.strip() else 0      # (a block comment's inner line keeps its one space)
+            if odd and not (_starred(l) and odd == 1):
                 raise IndentMismatch(f"snippet is indented with spaces ({unit}) but the file uses tabs")
-            out.append("\t" * (n // unit) + l[n:] if l.strip() else "")
+            out.append("\t" * (n // unit) + " " * odd + l[n:] if l.strip() else "")
         return out
     if not o_tabs and s_tabs:
         unit = _space_unit(orig, opener) or 4

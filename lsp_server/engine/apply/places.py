@@ -326,7 +326,6 @@ def whole_file(orig: list[str], lines: list[str], cands: list[tuple[int, int, in
     return next((c for c in cands if c[1] == 0 and c[2] >= last), None)
 
 
-
 def unchanged(region: list[str], lines: list[str]) -> bool:
     """The fragment's lines are the region's, line for line (trailing whitespace aside)."""
     return len(region) == len(lines) and all(same(o, l) for o, l in zip(region, lines))
@@ -361,6 +360,7 @@ def in_marker_block(orig: list[str], lines: list[str], cands: list, pos: int, ma
     outside = [c for c in cands if c not in inner and holds(c) and not unchanged(orig[c[1]:c[2] + 1], lines)]
     return inner if any(map(holds, inner)) or not outside else cands
 
+
 RECAST_MARGIN = 0.05              # likest_rewrite: the likest must be this much liker than the next
 MOST_TWINS = 64                   # ... among at most this many tied candidates
 
@@ -372,14 +372,16 @@ def likest_rewrite(orig: list[str], lines: list[str], cands: list) -> list:
     html-to-markdown's Python binding) differ in the line the fragment rewrites.  Only when every line
     a candidate drops is like a new one (TAKEN, or alike.extends), and none is a definition's header or
     a test's title: a definition rewritten by likeness alone is a guess (tests/test_apply_file_end.py),
-    and an unlike line dropped is a deletion no likeness tells (jsonschema-rs's twin `impl` blocks)."""
+    and an unlike line dropped is a deletion that no likeness tells; and when that place alone holds
+    a word of the new lines and no other holds one it lacks (cerebras's twin `object: '...'` members:
+    the likest by characters lacked the new line's `chunk`)."""
     want = [l.strip() for l in lines]
     held = {l.strip() for l in orig}
     new = [w for w in want if w and w not in held and _WORD.search(w)]
     if not new or len(cands) > MOST_TWINS:
         return cands
     words = set(_WORDS.findall("\n".join(new)))
-    scores, held = [], []
+    scores, holds = [], []
     for c in cands:
         kept = heaviest.kept(orig, want, c[1], c[2])
         dropped = [orig[c[1] + i].strip() for i in range(c[2] - c[1] + 1)
@@ -388,11 +390,11 @@ def likest_rewrite(orig: list[str], lines: list[str], cands: list) -> list:
                               not any(alike(d, w, TAKEN) or extends(d, w) for w in new) for d in dropped):
             return cands              # (each dropped line rewritten by a like new one, none a header)
         scores.append(sum(max(likeness(d, w) for w in new) for d in dropped))
-        held.append(words & set(_WORDS.findall("\n".join(dropped))))
+        holds.append(words & set(_WORDS.findall("\n".join(dropped))))
     first, second = sorted(scores, reverse=True)[:2]
     k = scores.index(first)
-    others = set().union(*(h for j, h in enumerate(held) if j != k))
-    if first - second < RECAST_MARGIN or not held[k] - others or any(h - held[k] for j, h in enumerate(held) if j != k):
+    rest = [h for j, h in enumerate(holds) if j != k]
+    if first - second < RECAST_MARGIN or not holds[k] - set().union(*rest) or any(h - holds[k] for h in rest):
         return cands                  # (its words too: one of the new lines' that only it has, none it lacks)
     return [cands[k]]
 
