@@ -63,7 +63,7 @@ def test_an_odd_indent_that_is_no_comment_is_still_refused():
     assert "indented with spaces" in r.reason
 
 
-BUNDLE = FILE + """
+MODULE = """
 // src/stream.js
 function unpackChunk (state, chunk) {
   if (chunk.length === 0) return [];
@@ -71,39 +71,19 @@ function unpackChunk (state, chunk) {
   return values;
 }
 """
-
-
-def test_a_bundles_spaced_module_keeps_its_spaces():
-    snippet = """// ... existing code ...
-function unpackChunk (state, chunk) {
+# the tab part given a `try {` / `} catch (error) {` of its own
+GUARDED = FILE.replace('function report(pModules) {\n\treturn pModules.map(toRow).join("\\n");\n}',
+                       'function report(pModules) {\n\ttry {\n\t\treturn pModules.map(toRow).join("\\n");\n'
+                       '\t} catch (error) {\n\t\treturn "";\n\t}\n}')
+EDITED = """function unpackChunk (state, chunk) {
   if (chunk.length === 0) return [];
   const values = state.unpackr.unpackMultiple(chunk) || [];
   return values;
 }
 """
-    r = merge(BUNDLE, snippet, "javascript")
-    assert r.ok, r.reason
-    assert r.text == BUNDLE.replace("unpackMultiple(chunk);", "unpackMultiple(chunk) || [];")
-
-
-GUARDED = FILE.replace('function report(pModules) {\n\treturn pModules.map(toRow).join("\\n");\n}',
-                       'function report(pModules) {\n\ttry {\n\t\treturn pModules.map(toRow).join("\\n");\n'
-                       '\t} catch (error) {\n\t\treturn "";\n\t}\n}')
-BUNDLE_GUARDED = GUARDED + """
-// src/stream.js
-function unpackChunk (state, chunk) {
-  if (chunk.length === 0) return [];
-  const values = state.unpackr.unpackMultiple(chunk);
-  return values;
-}
-"""
-
-
-def test_a_bundles_spaced_module_rewritten_keeps_its_spaces():
-    """Rewritten, its lines partly the file's spaced ones and partly lines the tab part has too (`try {`):
-    more of them are found spaced, so the snippet is for the spaced module."""
-    snippet = """// ... existing code ...
-function unpackChunk (state, chunk) {
+# rewritten: its lines partly the file's spaced ones, partly lines the tab part has too (`try {`), more of
+# them found spaced
+REWRITTEN = """function unpackChunk (state, chunk) {
   if (chunk.length === 0) return [];
   try {
     const values = state.unpackr.unpackMultiple(chunk);
@@ -113,7 +93,11 @@ function unpackChunk (state, chunk) {
   }
 }
 """
-    r = merge(BUNDLE_GUARDED, snippet, "javascript")
+
+
+@pytest.mark.parametrize("tabbed, function", [(FILE, EDITED), (GUARDED, REWRITTEN)], ids=["edited", "rewritten"])
+def test_a_bundles_spaced_module_keeps_its_spaces(tabbed, function):
+    bundle = tabbed + MODULE
+    r = merge(bundle, "// ... existing code ...\n" + function, "javascript")
     assert r.ok, r.reason
-    at = BUNDLE_GUARDED.index("function unpackChunk")
-    assert r.text == BUNDLE_GUARDED[:at] + snippet.split("\n", 1)[1]
+    assert r.text == bundle[:bundle.index("function unpackChunk")] + function

@@ -38,7 +38,7 @@ from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, loses, named_anew, no_lost_definitions,
-                                       no_used_dropped, passes, unbound, unshown)
+                                       no_used_dropped, unbound, unshown)
 from redraft.engine.apply.places import (braces_tied, deletes_more, in_marker_block, last_text, led_here, likest_block,
                                          likest_rewrite, longest_taking, opens_file, shown_once, stays_in, tail_before,
                                          unchanged, weak_tie, whole_file)
@@ -222,8 +222,8 @@ def _chance_frame(orig: list[str], lines: list[str], want: list[str], cands: lis
     """For the one best place of a framed fragment, which drops lines: the place inside it past which
     the frame was found by chance, if any (a list of it, as _top gives).  Framed weakly, its first lines
     with words, its last ones closing braces: the best region from the same first line to an earlier
-    copy of its last line, if it drops nothing and the best one passes the guard (lost.passes) and
-    renames nothing (lost.named_anew) (llguidance's numeric.rs: a new `if num.integer {...}` check,
+    copy of its last line, if it drops nothing and the best one passes the guard (lost.loses with
+    `outright`) and renames nothing (lost.named_anew) (llguidance's numeric.rs: a new `if num.integer {...}` check,
     read as reaching the `}`s that close the next block, deleting it: 56 lost lines).  Framed by lines
     with words, dropping a definition the fragment uses or the snippet never shows (lost.loses): the
     best region from the same first line that ends with the fragment's last two lines, drops none and
@@ -233,7 +233,7 @@ def _chance_frame(orig: list[str], lines: list[str], want: list[str], cands: lis
     a, b = top[1:3]
     if weak:
         if not any(map(_worth, want[:FRAME])) or any(map(_worth, want[-FRAME:])) or \
-                named_anew(orig, lines, a, b) or not passes(orig, lines, a, b):
+                named_anew(orig, lines, a, b) or loses(orig, lines, a, b, outright=True):
             return None
         near = _top(orig, lines, want, [c for c in cands if c[1] == a and c[2] < b], pos, end)
         return near if len(near) == 1 and not near[0][3] else None
@@ -268,14 +268,19 @@ def _appended(orig: list[str], lines: list[str], heads: list[int], cands: list) 
     last line new: code appended after the file's own last lines, which it shows; alembic's
     test_postgresql.py: a new class after a test shown from the `)` that closes its second `Table(`,
     read as starting at the first one's, deleting the second), not among `cands` already."""
-    held, out = {c[1:] for c in cands}, []
+    held, out, end = {c[1:] for c in cands}, [], last_text(orig) + 1
     want = [l.strip() for l in lines]
-    for a in heads:
+    room, have = Counter(t for t in want if t), Counter()
+    for a in sorted((a for a in heads if a < end), reverse=True):    # (from the last head: each earlier
+        have.update(t for t in (l.strip() for l in orig[a:end]) if t)   # region holds the later one)
+        end = a
+        if have - room:               # (a line more often than the fragment has it: none keeps all)
+            break
         c = _to_block_end(orig, lines, a, -1)
         kept = heaviest.kept(orig, want, c[1], c[2])
         if c[1:] not in held and all(i in kept or not orig[c[1] + i].strip() for i in range(c[2] - c[1] + 1)):
             out.append(c)
-    return out
+    return sorted(out, key=lambda c: c[1])
 
 
 def anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | None, before: int | None = None,

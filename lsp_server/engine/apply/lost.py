@@ -17,7 +17,7 @@ from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
 __all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "loses", "named_anew", "no_lost_definitions",
-           "no_used_dropped", "passes", "unbound", "unshown"]
+           "no_used_dropped", "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -122,23 +122,15 @@ def no_lost_definitions(orig: list[str], lines: list[str], a: int, b: int, name:
                             "show; show them or mark them with `... existing code ...`")
 
 
-def loses(orig: list[str], lines: list[str], a: int, b: int) -> bool:
+def loses(orig: list[str], lines: list[str], a: int, b: int, outright: bool = False) -> bool:
     """The region [a, b] drops a definition the fragment uses but does not define, or one the snippet
-    never shows (no_lost_definitions, what it refuses but GONE lines)."""
+    never shows (no_lost_definitions, what it refuses but GONE lines; with `outright`, those too: the
+    region does not pass the guard)."""
     try:
-        no_lost_definitions(orig, lines, a, b, "", outright=False)
+        no_lost_definitions(orig, lines, a, b, "", outright=outright)
     except Ambiguous:
         return True
     return False
-
-
-def passes(orig: list[str], lines: list[str], a: int, b: int) -> bool:
-    """The region [a, b] passes the guard (no_lost_definitions, GONE lines too)."""
-    try:
-        no_lost_definitions(orig, lines, a, b, "")
-    except Ambiguous:
-        return False
-    return True
 
 
 _TRIPLE = re.compile('"""' + "|'''")   # a triple quote, either kind
