@@ -61,6 +61,7 @@ CAP = 3                           # a run counts up to this many lines at each e
 RUN = 3                           # weight of a region line in the fragment's leading / trailing run
 REPLACED = 1.25                   # ... and counts this much against the line's cost (_agreement)
 ONCE = 2                          # a line the fragment shows, found once in the file, inside the region
+HOLDS = 2                         # a block holding this many more of a fragment's lines is its (_holds_most)
 COMMON = 3                        # a frame found more often than this in the file frames by chance
 TAIL_WHY = "the block's old last lines: the snippet ends it with new ones before a less indented marker"
 TWINS = "matches more than one place in the file"   # (plan tries the places before the next fragment's)
@@ -256,11 +257,28 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
     b = block_end(orig, a if start is None else start, base) - 1
     while b > a and not orig[b].strip():
         b -= 1
+    matched, worth = _held(orig, lines, a, b)
+    return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
+
+
+def _held(orig: list[str], lines: list[str], a: int, b: int) -> tuple[int, int]:
+    """How many of the fragment's lines the original lines [a, b] hold (as many times as it has
+    them), and what those count for (_worth: a line without words, nothing)."""
     want = Counter(l.strip() for l in lines)
     have = Counter(l.strip() for l in orig[a:b + 1])
-    matched = sum(min(n, want[t]) for t, n in have.items())
-    worth = sum(min(n, want[t]) * _worth(t) for t, n in have.items())
-    return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
+    return sum(min(n, want[t]) for t, n in have.items()), sum(min(n, want[t]) * _worth(t) for t, n in have.items())
+
+
+def _holds_most(orig: list[str], lines: list[str], heads: list[int], base: int) -> list[int]:
+    """Of several heads of a fragment that ends its block, the one whose block agrees with the fragment
+    clearly best (by HOLDS: the fragment's lines with words it holds, and its runs of them at the
+    block's edges; not its length), else all of them (plumbum's atomic.py: a `with` rewritten as
+    `try:`, its lines shown indented deeper, after an `assert` line that `_read_all` has too)."""
+    def agrees(a: int) -> int:
+        b = _to_block_end(orig, lines, a, base)[2]
+        return _held(orig, lines, a, b)[1] + RUN * _runs(orig, [l.strip() for l in lines], a, b)
+    held = sorted(((agrees(a), a) for a in heads), reverse=True)
+    return [held[0][1]] if held[0][0] - held[1][0] >= HOLDS else heads
 
 
 def _appended(orig: list[str], lines: list[str], heads: list[int], cands: list) -> list:
@@ -363,8 +381,9 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         if not cands and ends:
             inner = innermost(orig, heads, pos, marker_before, lambda a: a)
             shown = [l.strip() for l in lines if l.strip()]   # (of several heads: the one whose block ends
-            inner = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
+            ending = [a for a in inner if ends_as(orig, a, block_end(orig, a, base), shown)] \
                 if len(inner) > 1 else inner                  # with the fragment's first lines as they are)
+            inner = _holds_most(orig, lines, ending or inner, base) if len(ending or inner) > 1 else ending
             if len(inner) != 1:
                 raise Ambiguous(f"{name}: {TWINS}", tuple(_to_block_end(orig, lines, a, base)[1:] for a in inner))
             cands, edge = [_to_block_end(orig, lines, inner[0], base)], "block"   # it ends its block
