@@ -75,7 +75,7 @@ from redraft.engine.apply.by_name import class_edits
 from redraft.engine.apply.definitions import _indent, own_errors
 from redraft.engine.apply.edges import deletions as _deletions, edges as _edges
 from redraft.engine.apply.indentation import IndentMismatch, match_indentation
-from redraft.engine.apply.markers import is_marker
+from redraft.engine.apply.markers import OWN, is_marker, own_comments
 from redraft.engine.apply.plan import plan as _plan, split as _split
 from redraft.engine.apply.regions import definition_name as _defined
 from redraft.engine.apply.result import MAX_BYTES, Deletion, MergeRefused, MergeResult, Replacement
@@ -93,6 +93,7 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool = True) -> MergeResult:
     """`delete_unmarked=False`: keep every original line the snippet omits without a marker (the
     old keep-everything rule: deletion only inside a fragment's region)."""
+    own = OWN.set(own_comments(original.split("\n")))   # (the file's own prose comments are no markers)
     try:
         text, deletions, warnings = _merge(original, snippet, language, delete_unmarked)
         return MergeResult(True, text, deletions=deletions, warnings=warnings)
@@ -101,6 +102,7 @@ def merge(original: str, snippet: str, language: str, *, delete_unmarked: bool =
     except Exception as e:  # noqa: BLE001 - defensive: a bug must refuse, never write a wrong file
         return MergeResult(False, reason=f"internal error: {type(e).__name__}: {e}")
     finally:                          # (what the merge remembered of this file goes with it)
+        OWN.reset(own)
         heaviest.forget()
         for remembered in (alike, extends, likeness):
             remembered.cache_clear()

@@ -2,14 +2,35 @@
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 
-__all__ = ["is_marker"]
+__all__ = ["OWN", "is_marker", "own_comments"]
 
 _MARKER_WORDS = ("existing", "rest of", "unchanged", "keep", "remaining", "omitted", "same as", "previous",
                  "other ", "code")
 _CODE = re.compile(r"\w\(|[=;\"'`{}<>]|,\s*$|^[.)\]]")   # a doctest's continuation: `...     schema,`
 _DIRECTIVE = re.compile(r"@|(?:eslint|prettier|istanbul|noqa|pragma|pylint|nolint|type:)")   # `@ts-ignore ...`
 _COMMENT_STRIP = re.compile(r"^(?:#+|//+|/\*+|\*+|<!--|--)|(?:\*+/|-->)$")
+# the file's own prose comments with "..." (own_comments), set while it is merged: its lines, not markers
+OWN: ContextVar[frozenset] = ContextVar("OWN", default=frozenset())
+_WORDS = re.compile(r"\w+")
+
+
+def _body(s: str) -> str:
+    for _ in range(2):
+        s = _COMMENT_STRIP.sub("", s.strip()).strip()
+    return s.replace("\u2026", "...").lower()
+
+
+def own_comments(lines: list[str]) -> frozenset:
+    """The bodies of the file's whole-line comments that would read as markers but are prose (two
+    words at least; none of _MARKER_WORDS after leading dots): markdown's `# Comment, php etc...`,
+    textual's `# ...and replace the old load with a new one.`  A snippet showing one, even recased,
+    shows the file's line."""
+    bodies = (_body(l) for l in lines if l.lstrip().startswith(("#", "//", "/*")) and
+              ("..." in l or "\u2026" in l))
+    return frozenset(b for b in bodies if len(_WORDS.findall(b)) >= 2 and
+                     not (b.startswith("...") and any(w in b for w in _MARKER_WORDS)))
 
 
 def is_marker(line: str) -> bool:
@@ -17,10 +38,9 @@ def is_marker(line: str) -> bool:
     s = line.strip()
     if not s.startswith(("#", "//", "/*")):
         return False
-    body = s
-    for _ in range(2):
-        body = _COMMENT_STRIP.sub("", body.strip()).strip()
-    body = body.replace("\u2026", "...").lower()
+    body = _body(s)
+    if body in OWN.get():
+        return False
     if body.startswith("..."):        # ... unless the rest is code, as in a doctest shown in a doc comment
         rest = body[3:].strip()       # (`///     ...     SchemaBuilder()`): it says nothing of elided code
         return not (rest and _CODE.search(rest) and not rest.endswith("...") and
