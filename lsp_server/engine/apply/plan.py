@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from redraft.engine.apply.alike import LIKE, alike, extends
 from redraft.engine.apply.ambiguity import weak_alternatives
 from redraft.engine.apply.anchors import TWINS, Ambiguous, anchor, last_text, same as _same, unchanged
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
@@ -353,7 +354,40 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
         first = first or (a, b)
     if first:
         return first
+    if (recast := _recast_edges(orig, lines, args)) is not None:
+        return recast
     raise _NoEdge()
+
+
+def _recast_edges(orig: list[str], lines: list[str], args: dict) -> tuple[int, int] | None:
+    """(head, tail) for a fragment whose new first and/or last line rewrites the file's line right
+    before / after where its other lines anchor (as indented, alike.alike by LIKE or alike.extends):
+    a long export list with a name added, shown with the line after it (@internationalized/date's
+    bundles), a signature changed above its unchanged body; None if there is no such line."""
+    shown = [i for i, l in enumerate(lines) if l.strip()]
+    if len(shown) < 2:
+        return None
+    first, last = shown[0], shown[-1]
+    new_first, new_last = (not any(_same(o, lines[k]) for o in orig[args["pos"]:]) for k in (first, last))
+    lo, hi = shown[1] if new_first else first, shown[-2] + 1 if new_last else last + 1
+    if not (new_first or new_last) or hi <= lo:
+        return None
+    try:
+        a, b = anchor(orig, lines[lo:hi], **{**args, "marker_after": None if new_last else args["marker_after"]})
+    except Ambiguous:
+        return None
+    a, b = a - new_first, b + new_last
+    recast = [(first, a, shown[1])] * new_first + [(last, b, shown[-2])] * new_last
+    return (a, b) if all(args["pos"] <= j < len(orig) and _rewrites(orig[j], lines[k]) and
+                         not _rewrites(lines[near], lines[k]) for k, j, near in recast) else None
+
+
+def _rewrites(old: str, new: str) -> bool:
+    """The new line, as indented as the old one (with a word), is its rewrite: alike by LIKE, or widened.
+    (Not when it is as like the shown line next to it: a sibling added, `register("b", ...)` before
+    `register("c", ...)`, not `register("a", ...)` rewritten.)"""
+    return _indent(old) == _indent(new) and bool(re.search(r"\w", old)) and \
+        (alike(old.strip(), new.strip(), LIKE) or extends(old.strip(), new.strip()))
 
 
 def _at_file_end(lang, orig: list[str], lines: list[str], pos: int) -> tuple[int, int] | None:
