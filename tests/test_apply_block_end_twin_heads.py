@@ -38,27 +38,6 @@ FILE = """class Store:
         self.path.unlink()
 """
 
-SNIPPET = """    # ... existing code ...
-    @contextmanager
-    # ... existing code ...
-
-        assert self.handle is not None
-        if not self.lock.acquire(blocking=wait):
-            raise OSError("the store is held by another thread")
-        try:
-            with file_lock(self.handle.fileno(), wait):
-                if not self.path.exists():
-                    raise ValueError("store removed")
-                self.owner = current_thread()
-                try:
-                    yield
-                finally:
-                    self.owner = None
-        finally:
-            self.lock.release()
-    # ... existing code ...
-"""
-
 NEW_BODY = """        assert self.handle is not None
         if not self.lock.acquire(blocking=wait):
             raise OSError("the store is held by another thread")
@@ -75,16 +54,10 @@ NEW_BODY = """        assert self.handle is not None
             self.lock.release()
 """
 
-OLD_BODY = """        assert self.handle is not None
-        with self.lock, file_lock(self.handle.fileno(), wait):
-            if not self.path.exists():
-                raise ValueError("store removed")
-            self.owner = current_thread()
-            try:
-                yield
-            finally:
-                self.owner = None
-"""
+SNIPPET = "    # ... existing code ...\n    @contextmanager\n    # ... existing code ...\n\n" + NEW_BODY + \
+    "    # ... existing code ...\n"
+
+OLD_BODY = FILE[FILE.index("        assert self.handle is not None\n        with"):FILE.index("\n    def read_all")]
 
 
 def test_rewritten_block_goes_to_the_block_holding_its_lines():
