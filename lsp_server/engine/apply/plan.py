@@ -363,7 +363,9 @@ def _recast_edges(orig: list[str], lines: list[str], args: dict) -> tuple[int, i
     """(head, tail) for a fragment whose new first and/or last line rewrites the file's line right
     before / after where its other lines anchor (as indented, alike.alike by LIKE or alike.extends):
     a long export list with a name added, shown with the line after it (@internationalized/date's
-    bundles), a signature changed above its unchanged body; None if there is no such line."""
+    bundles), a parametrize list's first line changed; None if there is no such line, or if the new
+    line is as like the shown line next to it (a sibling added: `register("b", ...)` shown before
+    `register("c", ...)` is not `register("a", ...)` above it rewritten)."""
     shown = [i for i, l in enumerate(lines) if l.strip()]
     if len(shown) < 2:
         return None
@@ -383,9 +385,7 @@ def _recast_edges(orig: list[str], lines: list[str], args: dict) -> tuple[int, i
 
 
 def _rewrites(old: str, new: str) -> bool:
-    """The new line, as indented as the old one (with a word), is its rewrite: alike by LIKE, or widened.
-    (Not when it is as like the shown line next to it: a sibling added, `register("b", ...)` before
-    `register("c", ...)`, not `register("a", ...)` rewritten.)"""
+    """The new line, as indented as the old one (with a word), reads as its rewrite: alike by LIKE, or widened."""
     return _indent(old) == _indent(new) and bool(re.search(r"\w", old)) and \
         (alike(old.strip(), new.strip(), LIKE) or extends(old.strip(), new.strip()))
 
