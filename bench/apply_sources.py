@@ -449,4 +449,17 @@ SOURCES = [
     ("fresh34", "npm", "@temporalio/client", "1.23.0", "1.24.0"),
     ("fresh34", "npm", "@pothos/core", "4.14.0", "4.15.1"),
     ("fresh34", "npm", "@supabase/realtime-js", "2.118.0", "2.119.0"),
+    # session 56: a thirty-fifth held-out split, built the same way from packages no session had opened and
+    # the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at the
+    # end of a session's work
+    ("fresh35", "pypi", "sqlalchemy", "2.0.57", "2.0.58"),
+    ("fresh35", "pypi", "tornado", "6.6", "6.6.1"),
+    ("fresh35", "pypi", "scrapy", "2.15.0", "2.15.1"),
+    ("fresh35", "pypi", "beautifulsoup4", "4.14.2", "4.14.3"),
+    ("fresh35", "pypi", "deltalake", "1.6.4", "1.6.5"),
+    ("fresh35", "pypi", "tket", "0.15.10", "0.15.12"),
+    ("fresh35", "npm", "vega-lite", "6.4.1", "6.4.3"),
+    ("fresh35", "npm", "sharp", "0.35.3", "0.35.5"),
+    ("fresh35", "npm", "release-it", "21.0.3", "21.1.0"),
+    ("fresh35", "npm", "eslint-plugin-n", "18.4.1", "18.5.0"),
 ]
