@@ -28,7 +28,8 @@ FILE = """class Block:
 
 METHOD = FILE[FILE.index("    def is_block"):FILE.index("\n    def close")]
 # the method rewritten: a signature with types, a docstring, the comment recased
-SNIPPET = METHOD.replace("(self, html):", "(self, html: str) -> bool:\n        \"\"\"Whether a piece of HTML is block-level.\"\"\"")\
+DOCSTRING = '        """Whether a piece of HTML is block-level."""'
+SNIPPET = METHOD.replace("(self, html):", "(self, html: str) -> bool:\n" + DOCSTRING) \
     .replace("comment, php", "Comment, PHP")
 
 

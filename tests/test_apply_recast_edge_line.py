@@ -19,7 +19,8 @@ export {$a$fromDate as fromDate, $a$toTime as toTime, $b$today as today};
 //# sourceMappingURL=module.js.map
 """
 
-SNIPPET = """import {fromDate as $a$fromDate, fromDateToLocal as $a$fromDateToLocal, toTime as $a$toTime} from "./conversion.mjs";
+SNIPPET = """import {fromDate as $a$fromDate, fromDateToLocal as $a$fromDateToLocal, toTime as $a$toTime} \
+from "./conversion.mjs";
 // ... existing code ...
 export {$a$fromDate as fromDate, $a$fromDateToLocal as fromDateToLocal, $a$toTime as toTime, $b$today as today};
 //# sourceMappingURL=module.js.map

@@ -14,7 +14,8 @@ nothing and, without those credits, keeps as much, the lines between define no f
 continue the fragment's own lines past the weak one.  With a line with words below the weak one,
 the snippet merges, adding the new lines.  (On d06ea26 every language deleted the next member.)  Since
 session 53 the nearer place is taken when the rewrite would delete a member the snippet's code never
-names (TypeScript's `info` field: ethers' truth)."""
+names (TypeScript's `info` field: ethers' truth), since session 56 also when it would delete a
+match arm whose variant the snippet never names (Rust's `U64`)."""
 from __future__ import annotations
 
 import pytest
@@ -201,7 +202,7 @@ var cases = []testCase{
 }
 
 
-@pytest.mark.parametrize("lang", sorted(set(LANGS) - {"typescript"}))
+@pytest.mark.parametrize("lang", sorted(set(LANGS) - {"typescript", "rust"}))
 def test_a_weak_last_line_that_adds_or_rewrites_is_refused(lang):
     original, snippet, _, _ = LANGS[lang]
     r = merge(original, snippet, lang)
@@ -217,6 +218,17 @@ def test_a_rewrite_that_would_delete_a_field_never_shown_is_an_addition():
     r = merge(original, snippet, "typescript")
     assert r.ok, r.reason
     nxt = f"    /**\n{words}\n"
+    assert original.count(nxt) == 1 and r.text == original.replace(nxt, added + nxt)
+
+
+def test_a_rewrite_that_would_delete_a_match_arm_never_named_is_an_addition():
+    """Rust's match: the rewrite would delete the `ItemType::U64 => {` arm, a variant the snippet never
+    names, so it gets no credit for rewriting it (lost.drops_unnamed, since session 56) and the nearer
+    place, which adds the `F16` arm after `F32` (orjson's and ormsgpack's truth), is taken."""
+    original, snippet, words, added = LANGS["rust"]
+    r = merge(original, snippet, "rust")
+    assert r.ok, r.reason
+    nxt = f"        }}\n{words}\n"
     assert original.count(nxt) == 1 and r.text == original.replace(nxt, added + nxt)
 
 

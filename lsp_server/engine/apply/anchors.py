@@ -37,15 +37,16 @@ from collections import Counter
 from redraft.engine.apply import heaviest
 from redraft.engine.apply.alike import replaced, worth as _worth
 from redraft.engine.apply.definitions import _indent
-from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unshown, guarded, loses, named_anew, no_lost_definitions,
-                                       no_used_dropped, unbound, unshown)
+from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unnamed, drops_unshown, guarded, loses, named_anew,
+                                       no_lost_definitions, no_used_dropped, unbound)
 from redraft.engine.apply.places import (braces_tied, deletes_more, in_marker_block, last_text, led_here, likest_block,
                                          likest_rewrite, longest_taking, opens_file, shown_once, stays_in, tail_before,
                                          unchanged, weak_tie, whole_file)
-from redraft.engine.apply.regions import (_WORD, block_end, chance_tail, closer_opener, closing_head, defined_name,
-                                          definition_name, doubled_edge, doubled_run, ends_as, ends_block,
-                                          in_new_definition, innermost, leads_to, leave_block, old_tail, opener,
-                                          reachable, redefined, repeated_head, replaces, runs_in, same, used_dropped)
+from redraft.engine.apply.regions import (_CLOSER, _WORD, block_end, chance_tail, closer_opener, closing_head,
+                                          defined_name, definition_name, doubled_edge, doubled_run, ends_as,
+                                          ends_block, in_new_definition, innermost, leads_to, leave_block, old_tail,
+                                          opener, reachable, redefined, repeated_head, replaces, runs_in, same,
+                                          used_dropped)
 from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows
 
@@ -53,8 +54,6 @@ __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
 MAX_HEADS = 400
 _CLOSES = re.compile(r"\s*(?:[}\])]|\*/)")       # a line that closes a block (a leading marker's weak tie)
-_CASE = re.compile(r"""case\s+['"]?([\w$.]+)['"]?\s*:""")   # a switch's case label (stripped)
-_KEY = re.compile(r"""['"]?([A-Za-z_$][\w$]*)['"]?\s*:\s*[{\[]$""")   # an object's key opening one (stripped)
 SLACK = 200                       # a region at most this much longer than twice the fragment
 FRAME = 3                         # lines of context that make a deletion explicit (_framed)
 CAP = 3                           # a run counts up to this many lines at each end
@@ -87,11 +86,13 @@ def _runs(orig: list[str], want: list[str], a: int, b: int) -> int:
 
 def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = False) -> bool:
     """The region starts with the fragment's first FRAME lines and ends with its last FRAME lines
-    (as a unified diff's hunk does): what it drops between them it drops explicitly.  The frames may
-    share one blank line (the fragment brings new lines between two blank lines where the file has
-    one).  `words`: each frame has a line with a word in it (not only blank lines and braces)."""
+    (a unified diff's hunk): what it drops between them it drops explicitly.  The frames may share a blank
+    line or a `}` (new lines between two where the file has one: ohm-js's new `if` block after an `if`).
+    `words`: each frame has a line with a word (not only blanks, braces)."""
     n = b - a + 1
-    shared = n == 2 * FRAME - 1 and not orig[a + FRAME - 1].strip()
+    head = "".join(want[:FRAME])      # (a shared closer closes a block the first frame opens)
+    shared = n == 2 * FRAME - 1 and (not orig[a + FRAME - 1].strip() or _CLOSER.match(orig[a + FRAME - 1]) and
+                                     sum(map(head.count, "{([")) == sum(map(head.count, "})]")))
     return (n >= 2 * FRAME or shared) and len(want) >= 2 * FRAME and all(
         orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
         (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))
@@ -127,18 +128,9 @@ def _agreement(orig: list[str], want: list[str], a: int, b: int, once: list[int]
     dropped = sum(1 for i, l in enumerate(region) if l and i not in kept)
     worth = sum(_worth(region[i]) for i in kept)
     score = worth - (len(region) - len(kept)) + (RUN * _runs(orig, want, a, b) if runs else 0)
-    if not rewrites or _drops_unnamed(region, want, kept):
+    if not rewrites or drops_unnamed(region, want, kept):
         return score, dropped
     return score + REPLACED * replaced(region, want, kept) + ONCE * sum(1 for x in once if a <= x <= b), dropped
-
-
-def _drops_unnamed(region: list[str], want: list[str], kept: set[int]) -> bool:
-    """The region drops a definition, or an object's key opening a nested object (`C: {`), whose
-    name the fragment never shows (mathjs's units: `Ah: {` is a unit added after `C: {`, not `C`
-    rewritten)."""
-    shown = "\n".join(want)
-    return any(i not in kept and (unshown(t, shown) or (m := _KEY.match(t) or _CASE.match(t)) and
-                                  not shows(m.group(1), shown)) for i, t in enumerate(region))
 
 
 def _top(orig: list[str], lines: list[str], want: list[str], cands: list[tuple[int, int, int]], pos: int = 0,
@@ -220,16 +212,14 @@ def _best(orig: list[str], lines: list[str], cands: list[tuple[int, int, int]], 
 
 def _chance_frame(orig: list[str], lines: list[str], want: list[str], cands: list, top: tuple, weak: bool, pos: int,
                   end: int | None) -> list | None:
-    """For the one best place of a framed fragment, which drops lines: the place inside it past which
-    the frame was found by chance, if any (a list of it, as _top gives).  Framed weakly, its first lines
-    with words, its last ones closing braces: the best region from the same first line to an earlier
-    copy of its last line, if it drops nothing and the best one passes the guard (lost.loses with
-    `outright`) and renames nothing (lost.named_anew) (llguidance's numeric.rs: a new `if num.integer {...}` check,
-    read as reaching the `}`s that close the next block, deleting it: 56 lost lines).  Framed by lines
-    with words, dropping a definition the fragment uses or the snippet never shows (lost.loses): the
-    best region from the same first line that ends with the fragment's last two lines, drops none and
-    agrees better (eslint-plugin-unicorn's prefer-simplified-conditions: an `if` split over lines, its
-    last lines `) {`, `replacement = ...`, `}` found again in the next function, deleted: 29 lost
+    """For the one best place of a framed fragment, which drops lines: the place inside it past which the
+    frame was found by chance, if any (a list, as _top gives).  Framed weakly (first lines with words, last
+    ones closing braces): the best region from the same first line to an earlier copy of its last line, if
+    it drops nothing and the best one passes the guard (lost.loses, `outright`) and renames nothing
+    (lost.named_anew; llguidance's numeric.rs: a new `if num.integer {...}` read as reaching the next
+    block's `}`s: 56 lost lines).  Framed by lines with words, dropping a definition it uses or the snippet
+    never shows (lost.loses): the best region from the same first line ending with the fragment's last two
+    lines that drops none and agrees better (eslint-plugin-unicorn's prefer-simplified-conditions: 29 lost
     lines).  A deletion between frames with no such place inside is meant (shown by omission)."""
     a, b = top[1:3]
     if weak:
@@ -244,6 +234,20 @@ def _chance_frame(orig: list[str], lines: list[str], want: list[str], cands: lis
                not loses(orig, lines, c[1], c[2])]
     near = _top(orig, lines, want, shorter, pos, end)
     return near if len(near) == 1 and near[0][0] > top[0] else None
+
+
+def _later_head(orig: list[str], lines: list[str], pick: tuple, every: list) -> tuple | None:
+    """For the one best place, dropping a key, case or arm the snippet never names (lost.drops_unnamed; a
+    definition dropped is the guards'), not each line like a new one (regions.replaces): the place to its
+    last line from the latest later copy of its first line that drops none (a new match arm after the one
+    whose end it starts with: fresh34's zizmor main.rs, `AmbiguousRemoteRef` read as another rewritten)."""
+    want = [l.strip() for l in lines]
+    a, b = pick[1], pick[2]
+    if replaces(orig, lines, a, b) or not drops_unnamed([l.strip() for l in orig[a:b + 1]], want,
+                                                        heaviest.kept(orig, want, a, b), definitions=False):
+        return None                   # (each line it drops like a new one: a rewrite, a rename)
+    later = [c for c in every if c[2] == b and c[1] > a and _agreement(orig, want, c[1], c[2])[1] == 0]
+    return max(later, key=lambda c: c[1])[:3] if later else None
 
 
 def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool:
@@ -262,18 +266,16 @@ def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
 
 
 def _held(orig: list[str], lines: list[str], a: int, b: int) -> tuple[int, int]:
-    """How many of the fragment's lines the original lines [a, b] hold (as many times as it has
-    them), and what those count for (_worth: a line without words, nothing)."""
+    """How many of the fragment's lines the lines [a, b] hold (as often as it has them), and their _worth."""
     want = Counter(l.strip() for l in lines)
     have = Counter(l.strip() for l in orig[a:b + 1])
     return sum(min(n, want[t]) for t, n in have.items()), sum(min(n, want[t]) * _worth(t) for t, n in have.items())
 
 
 def _holds_most(orig: list[str], lines: list[str], heads: list[int], base: int) -> list[int]:
-    """Of several heads of a fragment that ends its block, the one whose block agrees with the fragment
-    clearly best (by HOLDS: the fragment's lines with words it holds, and its runs of them at the
-    block's edges; not its length), else all of them (plumbum's atomic.py: a `with` rewritten as
-    `try:`, its lines shown indented deeper, after an `assert` line that `_read_all` has too)."""
+    """Of several heads of a fragment that ends its block, the one whose block agrees with it clearly best
+    (by HOLDS: its lines with words held, its runs at the block's edges; not the block's length), else all
+    (plumbum's atomic.py: a `with` rewritten as `try:`, after an `assert` line `_read_all` has too)."""
     def agrees(a: int) -> int:
         b = _to_block_end(orig, lines, a, base)[2]
         return _held(orig, lines, a, b)[1] + RUN * _runs(orig, [l.strip() for l in lines], a, b)
@@ -429,6 +431,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
     end = last_text(orig) if at_end and tails is not None and len(cands) > 1 else None   # (what follows is gone)
     cands = _best(orig, lines, cands, name, pos, opened=opens and at_start,   # (a marker after: the file goes on)
                   chance=marker_after is not None and chance_tail(orig, lines, FRAME), end=end)
+    if len(cands) == 1 and len(every) > 1 and (later := _later_head(orig, lines, cands[0], every)):
+        cands = [later]               # (a new unit after an alike one whose end it shows)
     if len(cands) == 1 and len(every) > 1:
         twice = doubled_edge(orig, lines, pos, cands[0][1], cands[0][2])
         twice = [twice] if twice is not None else redefined(orig, lines, pos, cands[0][1], cands[0][2], definition_name)
@@ -446,7 +450,8 @@ def _anchor(orig: list[str], lines: list[str], pos: int, marker_before: int | No
         cands = later or cands        # the fragment's first lines again inside: the later copy, deleting less
     if len(cands) == 1 and len(every) > 1 and _unbound(orig, lines, cands[0]):
         kept = [c for c in every if c != cands[0] and not _unbound(orig, lines, c) and   # (nor one defining a
-                not redefined(orig, lines, pos, c[1], c[2], definition_name)]               # name twice)
+                not redefined(orig, lines, pos, c[1], c[2], definition_name) and            # name twice, nor one
+                not loses(orig, lines, c[1], c[2])]     # dropping a definition it uses or the snippet never shows)
         try:
             cands = _best(orig, lines, kept, name, pos) if kept else cands
         except Ambiguous:             # (the others drop what the snippet does not show)

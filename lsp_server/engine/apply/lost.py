@@ -16,8 +16,8 @@ from redraft.engine.apply.regions import (_NOT_NAMES, arrow_name, collapsed, def
 from redraft.engine.apply.result import Ambiguous
 from redraft.engine.apply.usage import shows, uses
 
-__all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "guarded", "loses", "named_anew", "no_lost_definitions",
-           "no_used_dropped", "unbound", "unshown"]
+__all__ = ["GONE", "UNSHOWN", "UNUSED", "defines", "drops_unnamed", "guarded", "loses", "named_anew",
+           "no_lost_definitions", "no_used_dropped", "unbound", "unshown"]
 
 GONE = 5                          # see no_lost_definitions
 UNSHOWN = "which the snippet does not show"   # (a definition's name: the refusal UNUSED may lift)
@@ -195,6 +195,27 @@ def named_anew(orig: list[str], lines: list[str], a: int, b: int) -> str | None:
                     f"new name: a rename or a new one beside it? show a line of `{gone}` or mark it with "
                     "`... existing code ...`")
     return None
+
+
+# what names a unit a region may drop besides definitions (drops_unnamed; stripped lines): an object's key
+# opening a nested one (`C: {`), a switch's case label, a Rust match arm's variant (`Error::Gone(_) => {`)
+_KEY = re.compile(r"""['"]?([A-Za-z_$][\w$]*)['"]?\s*:\s*[{\[]$""")
+_CASE = re.compile(r"""case\s+['"]?([\w$.]+)['"]?\s*:""")
+_ARM = re.compile(r"(?:[A-Za-z_]\w*::)+([A-Za-z_]\w*)\s*(?:\(.*\)|\{.*\})?\s*(?:if\b.*)?=>")
+
+
+def drops_unnamed(region: list[str], want: list[str], kept: set[int], definitions: bool = True) -> bool:
+    """The region drops a definition, or an object's key opening a nested object (`C: {`), a switch's
+    case label or a Rust match arm's variant, whose name the fragment never shows (mathjs's units: `Ah: {`
+    is a unit added after `C: {`, not `C` rewritten; zizmor's `CollectionError::AmbiguousRemoteRef { slug }
+    => {` arm added after `RemoteWithoutWorkflows(_, slug) => {`, not that arm rewritten).  Without
+    `definitions`, only keys, case labels and arms count."""
+    shown = "\n".join(want)
+
+    def unnamed(t: str) -> bool:
+        m = _KEY.match(t) or _CASE.match(t) or _ARM.match(t)
+        return bool(definitions and unshown(t, shown)) or m is not None and not shows(m.group(1), shown)
+    return any(i not in kept and unnamed(t) for i, t in enumerate(region))
 
 
 def code_lines(lines: list[str]) -> list[str]:
