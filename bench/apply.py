@@ -1,6 +1,6 @@
 """Apply-edit benchmark (issue 23): real edits between two releases of open-source packages.
 
-    .venv/bin/python bench/apply.py [--set SPLIT|all]   (SPLIT: dev, heldout, fresh ... fresh35: apply_sources.SOURCES)
+    .venv/bin/python bench/apply.py [--set SPLIT|all]   (SPLIT: dev, heldout, fresh ... fresh36: apply_sources.SOURCES)
                                     [--suite release|omission|all] [--language L]
                                     [--via merge|cli|oracle] [--failures out.jsonl] [--json out.json]
                                     [--cases every.jsonl] [--engine OTHER_CHECKOUT]

@@ -462,4 +462,17 @@ SOURCES = [
     ("fresh35", "npm", "sharp", "0.35.3", "0.35.5"),
     ("fresh35", "npm", "release-it", "21.0.3", "21.1.0"),
     ("fresh35", "npm", "eslint-plugin-n", "18.4.1", "18.5.0"),
+    # session 56: a thirty-sixth held-out split, built the same way from packages no session had opened and
+    # the corpus does not hold; checked with the oracle only, not yet run against the engine: run once at the
+    # end of a session's work
+    ("fresh36", "pypi", "fastjsonschema", "2.21.2", "2.22.0"),
+    ("fresh36", "pypi", "python-socketio", "5.16.4", "5.17.0"),
+    ("fresh36", "pypi", "pypdf", "7.0.0", "7.0.1"),
+    ("fresh36", "pypi", "mitmproxy-rs", "0.12.10", "0.12.11"),
+    ("fresh36", "pypi", "quil", "0.37.0", "0.37.2"),
+    ("fresh36", "npm", "hardhat", "3.17.0", "3.18.0"),
+    ("fresh36", "npm", "matrix-js-sdk", "42.2.0", "42.3.0"),
+    ("fresh36", "npm", "pino-pretty", "13.1.3", "13.2.0"),
+    ("fresh36", "npm", "execa", "10.1.1", "10.2.0"),
+    ("fresh36", "npm", "socket.io", "4.8.3", "4.8.4"),
 ]
