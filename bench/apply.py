@@ -151,8 +151,8 @@ def main(argv=None) -> int:
                     "fresh18 (session 48's last), fresh19 and fresh20 since session 49, fresh21 and fresh22 "
                     "since session 50, fresh23 since session 51, fresh24 and fresh25 since session 52, fresh26 "
                     "and fresh27 since session 53, fresh28, fresh29 and fresh30 since session 54, fresh31 and "
-                    "fresh32 since session 55, fresh33 and fresh34 since session 56, each opened after its one run as "
-                    "held-out; the release + omission held-out split, heldout, never "
+                    "fresh32 since session 55, fresh33, fresh34 and fresh35 since session 56, each opened "
+                    "after its one run as held-out; the release + omission held-out split, heldout, never "
                     "opened but for one case looked at after its run in session 53, express's response.js "
                     "multi:6); all: dev and heldout")
     ap.add_argument("--suite", default="release", choices=["release", "omission", "all"])
