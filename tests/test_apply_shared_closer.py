@@ -9,6 +9,8 @@ the methods between (fresh34's ohm-js Builder.js and its four bundles: refused, 
 `lookahead`")."""
 from __future__ import annotations
 
+import pytest
+
 from redraft.engine.apply import merge
 
 
@@ -29,39 +31,16 @@ NEW = """    if (this.options.eliminateLookaheads) {
       return new Not(new Not(expr));
     }
 """
+# the method's `if`, the new lines, its last lines, and markers to the file's end
+SHOWN = "".join(_method("lookahead", "Lookahead").splitlines(keepends=True)[1:4]) + NEW + \
+    "    return new Lookahead(expr);\n  }\n  // ... existing code ...\n}\n"
 
 
-def test_new_lines_between_a_closing_brace_and_the_next_line_go_where_the_file_has_one():
-    snippet = """export class Builder {
-  // ... existing code ...
-  lookahead(expr) {
-    if (!(expr instanceof PExpr)) {
-      expr = this.fromRecipe(expr);
-    }
-""" + NEW + """    return new Lookahead(expr);
-  }
-  // ... existing code ...
-}
-"""
-    result = merge(FILE, snippet, "javascript")
+@pytest.mark.parametrize("header", ["  lookahead(expr) {\n", ""], ids=["with its method's header", "from the if"])
+def test_new_lines_between_a_closing_brace_and_the_next_line_go_where_the_file_has_one(header):
+    """Shown from the `if` alone, the place is the method whose `return` the fragment shows too."""
+    result = merge(FILE, "export class Builder {\n  // ... existing code ...\n" + header + SHOWN, "javascript")
     assert result.ok, result.reason
     old = _method("lookahead", "Lookahead")
     assert result.text == FILE.replace(old, old.replace("    return new Lookahead", NEW + "    return new Lookahead"))
     assert not result.deletions
-
-
-def test_shown_from_the_if_alone_the_new_lines_go_to_the_method_whose_return_it_shows():
-    snippet = """export class Builder {
-  // ... existing code ...
-    if (!(expr instanceof PExpr)) {
-      expr = this.fromRecipe(expr);
-    }
-""" + NEW + """    return new Lookahead(expr);
-  }
-  // ... existing code ...
-}
-"""
-    result = merge(FILE, snippet, "javascript")
-    assert result.ok, result.reason
-    old = _method("lookahead", "Lookahead")
-    assert result.text == FILE.replace(old, old.replace("    return new Lookahead", NEW + "    return new Lookahead"))

@@ -42,7 +42,7 @@ from redraft.engine.apply.lost import (UNSHOWN, UNUSED, drops_unnamed, drops_uns
 from redraft.engine.apply.places import (braces_tied, deletes_more, in_marker_block, last_text, led_here, likest_block,
                                          likest_rewrite, longest_taking, opens_file, shown_once, stays_in, tail_before,
                                          unchanged, weak_tie, whole_file)
-from redraft.engine.apply.regions import (_CLOSER, _WORD, block_end, chance_tail, closer_opener, closing_head,
+from redraft.engine.apply.regions import (_CLOSER, _WORD, balanced, block_end, chance_tail, closer_opener, closing_head,
                                           defined_name, definition_name, doubled_edge, doubled_run, ends_as,
                                           ends_block, in_new_definition, innermost, leads_to, leave_block, old_tail,
                                           opener, reachable, redefined, repeated_head, replaces, runs_in, same,
@@ -90,9 +90,8 @@ def _framed(orig: list[str], want: list[str], a: int, b: int, words: bool = Fals
     line or a `}` (new lines between two where the file has one: ohm-js's new `if` block after an `if`).
     `words`: each frame has a line with a word (not only blanks, braces)."""
     n = b - a + 1
-    head = "".join(want[:FRAME])      # (a shared closer closes a block the first frame opens)
-    shared = n == 2 * FRAME - 1 and (not orig[a + FRAME - 1].strip() or _CLOSER.match(orig[a + FRAME - 1]) and
-                                     sum(map(head.count, "{([")) == sum(map(head.count, "})]")))
+    mid = orig[a + FRAME - 1] if n == 2 * FRAME - 1 else None   # (a shared closer closes what the first frame opens)
+    shared = mid is not None and (not mid.strip() or _CLOSER.match(mid) is not None and balanced(want[:FRAME]))
     return (n >= 2 * FRAME or shared) and len(want) >= 2 * FRAME and all(
         orig[a + i].strip() == want[i] and orig[b - i].strip() == want[-1 - i] for i in range(FRAME)) and \
         (not words or any(_worth(t) for t in want[:FRAME]) and any(_worth(t) for t in want[-FRAME:]))

@@ -52,8 +52,8 @@ from redraft.engine.apply.alike import _WORD, alike
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.usage import declared, shows, uses
 
-__all__ = ["arrow_name", "block_end", "chance_tail", "defined_name", "doubled_edge", "doubled_run", "ends_block",
-           "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name",
+__all__ = ["arrow_name", "balanced", "block_end", "chance_tail", "defined_name", "doubled_edge", "doubled_run",
+           "ends_block", "header_name", "in_new_definition", "old_tail", "redefined", "runs_in", "type_name",
            "IMPORT_LINE"]
 
 # a definition's header line in any of the five languages, its name in group 1 or 2 (anchors, edges, plan)
@@ -121,6 +121,12 @@ def ends_as(orig: list[str], a: int, b: int, shown: list[str]) -> bool:
     """The original lines [a, b) with text are the first of `shown` (stripped lines with text), in order."""
     region = [l.strip() for l in orig[a:b] if l.strip()]
     return region == shown[:len(region)]
+
+
+def balanced(lines: list[str]) -> bool:
+    """The lines open as many brackets as they close."""
+    text = "".join(lines)
+    return sum(map(text.count, "{([")) == sum(map(text.count, "})]"))
 
 
 def opener(lines: list[str], i: int) -> str | None:
