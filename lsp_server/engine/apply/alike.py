@@ -63,6 +63,11 @@ def extends(t: str, w: str) -> bool:
     return sum(m.size for m in sm.get_matching_blocks()) >= EXTENDS * len(t)
 
 
+def rewrites(old: str, new: str) -> bool:
+    """The new line reads as the old one rewritten: alike by LIKE, or widened (extends)."""
+    return alike(old, new, LIKE) or extends(old, new)
+
+
 def replaced(region: list[str], want: list[str], kept: set[int]) -> float:
     """Dropped region lines (with words) that the fragment's new lines replace, each by its own like
     line: a region that rewrites lines is as good as one that keeps them (not doubled in the file);

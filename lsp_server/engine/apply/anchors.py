@@ -48,7 +48,6 @@ from redraft.engine.apply.regions import (_CLOSER, _WORD, balanced, block_end, c
                                           opener, reachable, redefined, repeated_head, replaces, runs_in, same,
                                           used_dropped)
 from redraft.engine.apply.result import Ambiguous
-from redraft.engine.apply.usage import shows
 
 __all__ = ["anchor", "last_text", "same", "unchanged", "UNSHOWN", "UNUSED"]
 
@@ -257,28 +256,28 @@ def _unbound(orig: list[str], lines: list[str], c: tuple[int, int, int]) -> bool
 def _to_block_end(orig: list[str], lines: list[str], a: int, base: int,
                   start: int | None = None) -> tuple[int, int, int]:
     """A candidate from line `a` to the end of the block at `base` (of line `start`'s, if given)."""
-    b = block_end(orig, a if start is None else start, base) - 1
-    while b > a and not orig[b].strip():
-        b -= 1
-    matched, worth = _held(orig, lines, a, b)
-    return worth - (b - a + 1 - matched) + RUN * _runs(orig, [l.strip() for l in lines], a, b), a, b
+    b = _block_last(orig, a, base, start)
+    agrees, unmatched = _agreeing(orig, lines, a, b)
+    return agrees - unmatched, a, b
 
 
-def _held(orig: list[str], lines: list[str], a: int, b: int) -> tuple[int, int]:
-    """How many of the fragment's lines the lines [a, b] hold (as often as it has them), and their _worth."""
+def _block_last(orig: list[str], a: int, base: int, start: int | None = None) -> int:
+    end = block_end(orig, a if start is None else start, base) - 1
+    return next((b for b in range(end, a, -1) if orig[b].strip()), a)
+
+
+def _agreeing(orig: list[str], lines: list[str], a: int, b: int) -> tuple[int, int]:
+    """What [a, b] agree with the fragment by (_worth of its lines held, RUN per edge-run line), lines it lacks."""
     want = Counter(l.strip() for l in lines)
-    have = Counter(l.strip() for l in orig[a:b + 1])
-    return sum(min(n, want[t]) for t, n in have.items()), sum(min(n, want[t]) * _worth(t) for t, n in have.items())
+    held = [(min(n, want[t]), t) for t, n in Counter(l.strip() for l in orig[a:b + 1]).items()]
+    agrees = sum(k * _worth(t) for k, t in held) + RUN * _runs(orig, [l.strip() for l in lines], a, b)
+    return agrees, b - a + 1 - sum(k for k, _ in held)
 
 
 def _holds_most(orig: list[str], lines: list[str], heads: list[int], base: int) -> list[int]:
-    """Of several heads of a fragment that ends its block, the one whose block agrees with it clearly best
-    (by HOLDS: its lines with words held, its runs at the block's edges; not the block's length), else all
-    (plumbum's atomic.py: a `with` rewritten as `try:`, after an `assert` line `_read_all` has too)."""
-    def agrees(a: int) -> int:
-        b = _to_block_end(orig, lines, a, base)[2]
-        return _held(orig, lines, a, b)[1] + RUN * _runs(orig, [l.strip() for l in lines], a, b)
-    held = sorted(((agrees(a), a) for a in heads), reverse=True)
+    """Of several heads of a fragment that ends its block, the one whose block agrees with it clearly best (by
+    HOLDS; not by its length), else all (plumbum's atomic.py: a `with` rewritten as `try:`, after an `assert`)."""
+    held = sorted(((_agreeing(orig, lines, a, _block_last(orig, a, base))[0], a) for a in heads), reverse=True)
     return [held[0][1]] if held[0][0] - held[1][0] >= HOLDS else heads
 
 

@@ -35,7 +35,7 @@ from collections import Counter
 from itertools import islice
 
 from redraft.engine.apply import heaviest
-from redraft.engine.apply.alike import alike, extends, likeness
+from redraft.engine.apply.alike import alike, likeness, rewrites
 from redraft.engine.apply.definitions import _indent
 from redraft.engine.apply.lost import _TITLED
 from redraft.engine.apply.regions import _WORD, block_end, definition_end, definition_name, innermost, runs_in, same
@@ -370,7 +370,7 @@ def likest_rewrite(orig: list[str], lines: list[str], cands: list) -> list:
     rewrite likest (the sum of each dropped line's best likeness to a new one), by RECAST_MARGIN;
     else all of them.  Twin blocks (a visitor's callbacks, each calling the host with its own name:
     html-to-markdown's Python binding) differ in the line the fragment rewrites.  Only when every line
-    a candidate drops is like a new one (TAKEN, or alike.extends), and none is a definition's header or
+    a candidate drops is like a new one (alike.rewrites), and none is a definition's header or
     a test's title: a definition rewritten by likeness alone is a guess (tests/test_apply_file_end.py),
     and an unlike line dropped is a deletion that no likeness tells; and when that place alone holds
     a word of the new lines and no other holds one it lacks (cerebras's twin `object: '...'` members:
@@ -387,7 +387,7 @@ def likest_rewrite(orig: list[str], lines: list[str], cands: list) -> list:
         dropped = [orig[c[1] + i].strip() for i in range(c[2] - c[1] + 1)
                    if i not in kept and _WORD.search(orig[c[1] + i])]
         if not dropped or any(definition_name(d) or _TITLED.match(d) or
-                              not any(alike(d, w, TAKEN) or extends(d, w) for w in new) for d in dropped):
+                              not any(rewrites(d, w) for w in new) for d in dropped):
             return cands              # (each dropped line rewritten by a like new one, none a header)
         scores.append(sum(max(likeness(d, w) for w in new) for d in dropped))
         holds.append(words & set(_WORDS.findall("\n".join(dropped))))

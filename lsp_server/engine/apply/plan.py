@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from redraft.engine.apply.alike import LIKE, alike, extends
+from redraft.engine.apply.alike import rewrites
 from redraft.engine.apply.ambiguity import weak_alternatives
 from redraft.engine.apply.anchors import TWINS, Ambiguous, anchor, last_text, same as _same, unchanged
 from redraft.engine.apply.by_name import claims as _claims, def_edits as _def_edits
@@ -361,7 +361,7 @@ def _edge_anchor(lang, orig: list[str], lines: list[str], args: dict) -> tuple[i
 
 def _recast_edges(orig: list[str], lines: list[str], args: dict) -> tuple[int, int] | None:
     """(head, tail) for a fragment whose new first and/or last line rewrites the file's line right
-    before / after where its other lines anchor (as indented, alike.alike by LIKE or alike.extends):
+    before / after where its other lines anchor (as indented, alike.rewrites):
     a long export list with a name added, shown with the line after it (@internationalized/date's
     bundles), a parametrize list's first line changed; None if there is no such line, or if the new
     line is as like the shown line next to it (a sibling added: `register("b", ...)` shown before
@@ -385,9 +385,8 @@ def _recast_edges(orig: list[str], lines: list[str], args: dict) -> tuple[int, i
 
 
 def _rewrites(old: str, new: str) -> bool:
-    """The new line, as indented as the old one (with a word), reads as its rewrite: alike by LIKE, or widened."""
-    return _indent(old) == _indent(new) and bool(re.search(r"\w", old)) and \
-        (alike(old.strip(), new.strip(), LIKE) or extends(old.strip(), new.strip()))
+    """The new line, as indented as the old one (with a word), reads as its rewrite (alike.rewrites)."""
+    return _indent(old) == _indent(new) and bool(re.search(r"\w", old)) and rewrites(old.strip(), new.strip())
 
 
 def _at_file_end(lang, orig: list[str], lines: list[str], pos: int) -> tuple[int, int] | None:
